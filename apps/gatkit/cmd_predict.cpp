@@ -1,0 +1,66 @@
+// gatkit predict — class probabilities for every node of a graph, from a saved model.
+#include "common.hpp"
+
+#include "gatkit/core/parallel.hpp"
+#include "gatkit/io/atomic_file.hpp"
+#include "gatkit/io/linqs.hpp"
+#include "gatkit/model/model_file.hpp"
+#include "gatkit/train/loss.hpp"
+#include "gatkit/train/metrics.hpp"
+
+#include <charconv>
+#include <iostream>
+#include <memory>
+
+namespace gatkit::cli {
+
+namespace {
+
+struct PredictArgs {
+    std::string model, data, out;
+    int threads = 0;
+};
+
+int run_predict(const PredictArgs& a) {
+    if (a.threads > 0) set_thread_count(a.threads);
+    Model model = load_model(a.model);
+    NodeDataset data = load_linqs(a.data);
+    if (data.features.cols() != model.config().in_features)
+        throw UserError(a.data + ": nodes have " + std::to_string(data.features.cols()) + " features, the model expects " +
+                        std::to_string(model.config().in_features));
+    if (model.info().feature_normalization == "row") row_normalize(data.features);
+    const Matrix probs = softmax_rows(model.forward(data.graph, data.features, /*training=*/false));
+    const std::vector<int> pred = argmax_rows(probs);
+    const auto& classes = model.info().class_names;
+
+    std::string out = "node_id,predicted_class";
+    for (const auto& c : classes) out += "," + csv_field("p_" + c);
+    out += '\n';
+    char num[32];
+    for (NodeId i = 0; i < data.num_nodes(); ++i) {
+        out += csv_field(data.node_ids[i]) + "," + csv_field(classes[pred[i]]);
+        for (Eigen::Index k = 0; k < probs.cols(); ++k) {
+            const auto r = std::to_chars(num, num + sizeof num, probs(i, k));
+            out += ',';
+            out.append(num, r.ptr);
+        }
+        out += '\n';
+    }
+    write_file_atomically(a.out, out);
+    std::cerr << data.num_nodes() << " predictions written to " << a.out << "\n";
+    return 0;
+}
+
+}  // namespace
+
+void add_predict_command(CLI::App& app, Action& action) {
+    auto a = std::make_shared<PredictArgs>();
+    CLI::App* c = app.add_subcommand("predict", "Predict with a trained model");
+    c->add_option("--model", a->model, "Model file from gatkit train")->required();
+    c->add_option("--data", a->data, "Data in the format the model was trained on")->required();
+    c->add_option("--out", a->out, "Predictions CSV: node_id,predicted_class,p_<class>...")->required();
+    c->add_option("--threads", a->threads, "Threads (default: all cores)")->check(CLI::PositiveNumber);
+    c->callback([&action, a] { action = [a] { return run_predict(*a); }; });
+}
+
+}  // namespace gatkit::cli

@@ -1,0 +1,153 @@
+// gatkit train — node classification on a citation graph (LINQS format).
+#include "common.hpp"
+
+#include "gatkit/core/parallel.hpp"
+#include "gatkit/io/linqs.hpp"
+#include "gatkit/model/model_file.hpp"
+#include "gatkit/train/trainer.hpp"
+
+#include <cstdio>
+#include <iostream>
+#include <memory>
+
+namespace gatkit::cli {
+
+namespace {
+
+struct TrainArgs {
+    std::string task = "node", data, format = "auto", split = "planetoid", split_file, split_sizes;
+    std::string conv = "gat", mask = "edges", pe = "none", optimizer = "adam", activation = "elu";
+    int layers = 2, heads = 8, hidden = 8, out_heads = 1, epochs = 1000, patience = 100, batch_size = 64, threads = 0;
+    double dropout = 0.6, attn_dropout = 0.6, lr = 0.005, weight_decay = 5e-4, negative_slope = 0.2;
+    std::uint64_t seed = 0;
+    bool residual = false, quiet = false;
+    std::string out, metrics_json;
+};
+
+void require_available(const std::string& flag, const std::string& value, const std::string& supported, const std::string& later) {
+    if (value != supported)
+        throw UserError(flag + " " + value + " is not available in this version (available: " + supported + ")", later);
+}
+
+int run_train(const TrainArgs& a) {
+    require_available("--task", a.task, "node", "graph, link and edge tasks are planned (molecules, social graphs)");
+    require_available("--conv", a.conv, "gat", "gatv2 and transformer layers are planned");
+    require_available("--mask", a.mask, "edges", "khop:K and full masks are planned");
+    require_available("--pe", a.pe, "none", "lap:K and rw:K positional encodings are planned");
+    if (a.format != "auto" && a.format != "linqs")
+        throw UserError("--format " + a.format + " is not available for --task node (available: auto, linqs)");
+    if (a.split != "planetoid")
+        throw UserError("--split " + a.split + " is not available for --task node (available: planetoid, or --split-file)");
+    if (a.threads > 0) set_thread_count(a.threads);
+
+    NodeDataset data = load_linqs(a.data);
+    const bool progress = !a.quiet && stderr_is_terminal();
+    if (!a.quiet) {
+        std::cerr << data.name << ": " << data.num_nodes() << " nodes, " << data.graph.num_edges() / 2 << " undirected edges, "
+                  << data.features.cols() << " features, " << data.num_classes() << " classes\n";
+        for (const auto& note : data.report.notes) std::cerr << data.name << ": " << note << "\n";
+    }
+    row_normalize(data.features);
+
+    Rng root(a.seed);
+    Rng split_rng = root.split();
+    const std::uint64_t init_seed = root.next_u64();
+    const std::uint64_t train_seed = root.next_u64();
+    const NodeSplit split = a.split_file.empty() ? planetoid_split(data.labels, data.num_classes(), split_rng)
+                                                 : read_split_file(a.split_file, data.node_ids);
+
+    ModelConfig config;
+    config.in_features = static_cast<int>(data.features.cols());
+    config.num_classes = data.num_classes();
+    config.layers = a.layers;
+    config.heads = a.heads;
+    config.hidden = a.hidden;
+    config.out_heads = a.out_heads;
+    config.dropout = a.dropout;
+    config.attn_dropout = a.attn_dropout;
+    config.negative_slope = a.negative_slope;
+    config.residual = a.residual;
+    config.activation = parse_activation(a.activation);
+    Model model(config, init_seed);
+    model.info().class_names = data.class_names;
+    model.info().data_name = data.name;
+
+    NodeTrainOptions options;
+    options.epochs = a.epochs;
+    options.patience = a.patience;
+    options.adam = {.lr = a.lr, .weight_decay = a.weight_decay, .decoupled = a.optimizer == "adamw"};
+    options.seed = train_seed;
+    const auto on_epoch = [&](const EpochStats& s) {
+        if (!progress) return;
+        std::fprintf(stderr, "epoch %4d  loss %.4f  train acc %.3f  val loss %.4f  val acc %.3f  %.2f ms%s\n", s.epoch, s.train_loss,
+                     s.train_accuracy, s.val_loss, s.val_accuracy, s.seconds * 1e3, s.best ? "  *" : "");
+    };
+    const NodeTrainResult r = train_node_classifier(model, data.graph, data.features, data.labels, split, options, on_epoch);
+    model.info().metrics = {{"val_accuracy", r.val_accuracy}, {"test_accuracy", r.test_accuracy}, {"best_epoch", r.best_epoch}};
+    save_model(a.out, model);
+
+    std::cout << "epochs " << r.epochs_run << " (best " << r.best_epoch << "), val accuracy " << r.val_accuracy
+              << ", test accuracy " << r.test_accuracy << ", " << r.epoch_seconds_median * 1e3 << " ms/epoch (median)\n"
+              << "model written to " << a.out << "\n";
+    if (!a.metrics_json.empty()) {
+        nlohmann::json m = {{"task", a.task},
+                            {"data", a.data},
+                            {"n_nodes", data.num_nodes()},
+                            {"n_edges", data.graph.num_edges() / 2},
+                            {"n_skipped", data.report.n_skipped()},
+                            {"seed", a.seed},
+                            {"threads", thread_count()},
+                            {"epochs_run", r.epochs_run},
+                            {"best_epoch", r.best_epoch},
+                            {"train_seconds", r.train_seconds},
+                            {"epoch_seconds_median", r.epoch_seconds_median},
+                            {"train_accuracy", r.train_accuracy},
+                            {"val_accuracy", r.val_accuracy},
+                            {"val_loss", r.val_loss},
+                            {"test_accuracy", r.test_accuracy},
+                            {"n_train", split.train.size()},
+                            {"n_val", split.val.size()},
+                            {"n_test", split.test.size()}};
+        write_json(a.metrics_json, m);
+    }
+    return 0;
+}
+
+}  // namespace
+
+void add_train_command(CLI::App& app, Action& action) {
+    auto a = std::make_shared<TrainArgs>();
+    CLI::App* c = app.add_subcommand("train", "Train a model and write it to --out");
+    c->add_option("--task", a->task, "node|graph|link|edge")->capture_default_str();
+    c->add_option("--data", a->data, "Data: for node tasks a folder with X.content[.gz] + X.cites[.gz], or their prefix")->required();
+    c->add_option("--format", a->format, "auto|linqs")->capture_default_str();
+    c->add_option("--split", a->split, "planetoid (20 per class, 500 val, 1000 test)")->capture_default_str();
+    c->add_option("--split-file", a->split_file, "CSV node_id,split (train|val|test) instead of --split");
+    c->add_option("--split-sizes", a->split_sizes, "Fractions for random splits (graph and link tasks)");
+    c->add_option("--conv", a->conv, "Attention layer: gat")->capture_default_str();
+    c->add_option("--mask", a->mask, "Who attends to whom: edges")->capture_default_str();
+    c->add_option("--pe", a->pe, "Positional encoding: none")->capture_default_str();
+    c->add_option("--layers", a->layers, "Attention layers")->capture_default_str();
+    c->add_option("--heads", a->heads, "Heads per hidden layer")->capture_default_str();
+    c->add_option("--hidden", a->hidden, "Channels per head")->capture_default_str();
+    c->add_option("--out-heads", a->out_heads, "Heads of the output layer (averaged)")->capture_default_str();
+    c->add_option("--activation", a->activation, "Between layers: elu|relu|leaky_relu")->capture_default_str();
+    c->add_option("--negative-slope", a->negative_slope, "LeakyReLU slope in the attention score")->capture_default_str();
+    c->add_flag("--residual", a->residual, "Residual connections in every layer");
+    c->add_option("--dropout", a->dropout, "Dropout on layer inputs")->capture_default_str();
+    c->add_option("--attn-dropout", a->attn_dropout, "Dropout on attention coefficients")->capture_default_str();
+    c->add_option("--epochs", a->epochs, "Maximum epochs")->capture_default_str();
+    c->add_option("--lr", a->lr, "Learning rate")->capture_default_str();
+    c->add_option("--weight-decay", a->weight_decay, "L2 weight decay (decoupled with --optimizer adamw)")->capture_default_str();
+    c->add_option("--optimizer", a->optimizer, "adam|adamw")->check(CLI::IsMember({"adam", "adamw"}))->capture_default_str();
+    c->add_option("--patience", a->patience, "Early stopping patience in epochs (0: off)")->capture_default_str();
+    c->add_option("--batch-size", a->batch_size, "Graphs per batch (graph tasks)")->capture_default_str();
+    c->add_option("--seed", a->seed, "Seed for the split, initialisation and dropout")->capture_default_str();
+    c->add_option("--threads", a->threads, "Threads (default: all cores)")->check(CLI::PositiveNumber);
+    c->add_option("--out", a->out, "Model file to write")->required();
+    c->add_option("--metrics-json", a->metrics_json, "Write metrics as one JSON object");
+    c->add_flag("--quiet", a->quiet, "No progress or summary on stderr");
+    c->callback([&action, a] { action = [a] { return run_train(*a); }; });
+}
+
+}  // namespace gatkit::cli

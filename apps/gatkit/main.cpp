@@ -1,0 +1,37 @@
+// gatkit — graph attention networks from the command line. A thin shell over the library:
+// parse options, call the library, print, set the exit code (0 ok, 1 user error, 2 usage).
+#include "common.hpp"
+
+#include "gatkit/core/error.hpp"
+
+#include <iostream>
+
+int main(int argc, char** argv) {
+    CLI::App app{"gatkit: graph attention networks for molecules and networks"};
+    app.require_subcommand(1);
+    app.set_version_flag("--version", std::string("gatkit 0.1.0"));
+    gatkit::cli::Action action;
+    gatkit::cli::add_train_command(app, action);
+    gatkit::cli::add_predict_command(app, action);
+    gatkit::cli::add_info_command(app, action);
+    gatkit::cli::add_generate_command(app, action);
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        const int rc = app.exit(e);
+        return rc == 0 ? 0 : 2;
+    }
+    try {
+        return action();
+    } catch (const gatkit::cli::UserError& e) {
+        std::cerr << "gatkit: error: " << e.what() << "\n";
+        if (!e.hint.empty()) std::cerr << "hint: " << e.hint << "\n";
+    } catch (const gatkit::Error& e) {
+        std::cerr << "gatkit: error: " << e.what() << "\n";
+    } catch (const std::bad_alloc&) {
+        std::cerr << "gatkit: error: out of memory\n";
+    } catch (const std::exception& e) {
+        std::cerr << "gatkit: error: " << e.what() << "\n";
+    }
+    return 1;
+}

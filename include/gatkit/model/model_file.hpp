@@ -1,0 +1,27 @@
+// Model files: one file per model in the safetensors layout
+// (https://github.com/huggingface/safetensors):
+//
+//   8 bytes   little-endian u64 n: the header length
+//   n bytes   JSON header: {"<tensor name>": {"dtype": "F32", "shape": [r, c], "data_offsets": [b, e]}, …,
+//             "__metadata__": {"format": "gatkit", "format_version": "1", "config": "<JSON>", "info": "<JSON>"}}
+//             padded with spaces to a multiple of 8
+//   rest      the raw little-endian tensors, at the offsets the header names
+//
+// Files are written atomically: to a temporary file beside the target, flushed, fsync'ed and
+// renamed over it, so a crash never leaves a truncated model under the final name.
+// Loading checks everything before use; a truncated, corrupt, foreign or newer file is an
+// IoError/ParseError that says which.
+#pragma once
+
+#include "gatkit/model/model.hpp"
+
+#include <string>
+
+namespace gatkit {
+
+inline constexpr int kModelFormatVersion = 1;
+
+void save_model(const std::string& path, Model& model);
+Model load_model(const std::string& path);
+
+}  // namespace gatkit

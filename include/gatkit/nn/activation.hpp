@@ -1,0 +1,68 @@
+// Element-wise activations: forward and backward side by side.
+//
+//   relu(x)        = max(x, 0)
+//   elu(x)         = x if x > 0 else exp(x) - 1           (alpha = 1, as torch.nn.ELU())
+//   leaky_relu(x)  = x if x > 0 else slope · x
+//
+// Backward takes the forward *input* x (what the cache keeps) and dy, and returns dx.
+#pragma once
+
+#include "gatkit/core/error.hpp"
+#include "gatkit/core/types.hpp"
+
+#include <cmath>
+#include <string>
+
+namespace gatkit {
+
+enum class Activation { none, relu, elu, leaky_relu };
+
+Activation parse_activation(const std::string& name);
+std::string to_string(Activation a);
+
+template <class T>
+inline T activate(Activation a, T x, T slope = T(0.01)) {
+    switch (a) {
+        case Activation::relu: return x > T(0) ? x : T(0);
+        case Activation::elu: return x > T(0) ? x : std::expm1(x);
+        case Activation::leaky_relu: return x > T(0) ? x : slope * x;
+        case Activation::none: break;
+    }
+    return x;
+}
+
+// d activate / dx at x.
+template <class T>
+inline T activate_grad(Activation a, T x, T slope = T(0.01)) {
+    switch (a) {
+        case Activation::relu: return x > T(0) ? T(1) : T(0);
+        case Activation::elu: return x > T(0) ? T(1) : std::exp(x);
+        case Activation::leaky_relu: return x > T(0) ? T(1) : slope;
+        case Activation::none: break;
+    }
+    return T(1);
+}
+
+template <class T>
+MatrixT<T> activation_forward(Activation a, const MatrixT<T>& x, T slope = T(0.01)) {
+    MatrixT<T> y(x.rows(), x.cols());
+    const Eigen::Index n = x.size();
+#pragma omp parallel for schedule(static)
+    for (Eigen::Index k = 0; k < n; ++k) y.data()[k] = activate(a, x.data()[k], slope);
+    return y;
+}
+
+// In the forward pass y = f(x), so dx = f'(x) ⊙ dy.
+template <class T>
+MatrixT<T> activation_backward(Activation a, const MatrixT<T>& x, const MatrixT<T>& dy, T slope = T(0.01)) {
+    if (x.rows() != dy.rows() || x.cols() != dy.cols())
+        throw ShapeError("activation_backward: x is " + std::to_string(x.rows()) + "x" + std::to_string(x.cols()) +
+                         ", dy is " + std::to_string(dy.rows()) + "x" + std::to_string(dy.cols()));
+    MatrixT<T> dx(x.rows(), x.cols());
+    const Eigen::Index n = x.size();
+#pragma omp parallel for schedule(static)
+    for (Eigen::Index k = 0; k < n; ++k) dx.data()[k] = activate_grad(a, x.data()[k], slope) * dy.data()[k];
+    return dx;
+}
+
+}  // namespace gatkit

@@ -1,0 +1,63 @@
+// Inverted dropout with counter-based masks.
+//
+//   forward:  y_k = x_k · keep_k / (1 - p),  keep_k = [uniform_at(key, k) >= p]
+//   backward: dx_k = dy_k · keep_k / (1 - p)
+//
+// The key is drawn once per forward call from the caller's Rng; the mask is a pure function of
+// (key, k), so it is the same for any thread count and backward regenerates it (no stored mask).
+#pragma once
+
+#include "gatkit/core/error.hpp"
+#include "gatkit/core/random.hpp"
+#include "gatkit/core/types.hpp"
+
+#include <cstdint>
+#include <string>
+
+namespace gatkit {
+
+inline void check_dropout_rate(const char* who, double p) {
+    if (!(p >= 0.0 && p < 1.0))
+        throw ConfigError(std::string(who) + ": dropout must be in [0, 1), got " + std::to_string(p));
+}
+
+inline bool dropout_keeps(std::uint64_t key, std::uint64_t index, double p) {
+    return uniform_at(key, index) >= static_cast<float>(p);
+}
+
+// Applies the mask in place (forward and backward are the same operation).
+template <class T>
+void apply_dropout_mask(MatrixT<T>& m, std::uint64_t key, double p) {
+    const T scale = T(1) / T(1 - p);
+    const Eigen::Index n = m.size();
+#pragma omp parallel for schedule(static)
+    for (Eigen::Index k = 0; k < n; ++k)
+        m.data()[k] = dropout_keeps(key, static_cast<std::uint64_t>(k), p) ? m.data()[k] * scale : T(0);
+}
+
+struct DropoutCache {
+    bool active = false;
+    std::uint64_t key = 0;
+};
+
+template <class T>
+MatrixT<T> dropout_forward(const MatrixT<T>& x, double p, bool training, Rng* rng, DropoutCache& cache) {
+    check_dropout_rate("dropout", p);
+    MatrixT<T> y = x;
+    cache.active = training && p > 0.0;
+    if (cache.active) {
+        if (!rng) throw ConfigError("dropout: training with p > 0 needs an Rng");
+        cache.key = rng->next_u64();
+        apply_dropout_mask(y, cache.key, p);
+    }
+    return y;
+}
+
+template <class T>
+MatrixT<T> dropout_backward(const MatrixT<T>& dy, double p, const DropoutCache& cache) {
+    MatrixT<T> dx = dy;
+    if (cache.active) apply_dropout_mask(dx, cache.key, p);
+    return dx;
+}
+
+}  // namespace gatkit

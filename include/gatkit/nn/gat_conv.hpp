@@ -1,0 +1,96 @@
+// GatConv — graph attention layer of Veličković et al., "Graph Attention Networks", ICLR 2018
+// (PyTorch Geometric: torch_geometric.nn.GATConv, same option names and defaults).
+//
+// For destination i, head h, over the incoming neighbours j ∈ S(i) (plus i itself when
+// add_self_loops):
+//
+//   x'      = dropout(x, input_dropout)                      N×F
+//   xw      = x' · W                                         N×(H·C), head h in columns h·C .. h·C+C
+//   z_ijh   = a_src[h]ᵀ xw_jh + a_dst[h]ᵀ xw_ih
+//   e_ijh   = LeakyReLU(z_ijh, negative_slope)
+//   α_ijh   = softmax_{j ∈ S(i)} e_ijh                       (row max subtracted first)
+//   out_ih  = Σ_j dropout(α_ijh, dropout) · xw_jh            C per head
+//   out_i   = concat ? [out_i1 ‖ … ‖ out_iH] : mean_h out_ih   (+ x'·W_res if residual) (+ b)
+//
+// Shapes: x N×F; out N×(H·C) when concat, else N×C. The graph is the kernel CSR (graph.hpp).
+// Cost: O(N·F·H·C) for the projection, O(E·H·C) for the edge passes; extra memory O(E·H) for
+// α (per-edge scores only, never a per-edge message tensor E×H×C).
+//
+// A node with no incoming edge (possible only with add_self_loops = false) attends to nothing:
+// its attention output is 0, so out_i = bias (+ residual). Never NaN.
+//
+// Kernels: forward runs in parallel over destination rows; backward first runs over
+// destination rows (softmax backward), then over source rows of the transposed CSR to scatter
+// into dxw without atomics. Dropout masks are counter-based (random.hpp), so results do not
+// depend on the number of threads.
+#pragma once
+
+#include "gatkit/core/parameter.hpp"
+#include "gatkit/core/random.hpp"
+#include "gatkit/graph/graph.hpp"
+#include "gatkit/nn/dropout.hpp"
+
+#include <string>
+
+namespace gatkit {
+
+struct GatConvOptions {
+    Eigen::Index in = 0;          // F, input features
+    Eigen::Index out = 0;         // C, channels per head
+    Eigen::Index heads = 1;       // H
+    bool concat = true;           // concatenate heads, else average them
+    double negative_slope = 0.2;  // LeakyReLU slope in the score
+    double dropout = 0.0;         // dropout on the attention coefficients α
+    double input_dropout = 0.0;   // dropout on the input features x
+    bool add_self_loops = true;   // remove existing self-loops, add one per node
+    bool bias = true;
+    bool residual = false;        // add x'·W_res (no bias), W_res F×out_width
+};
+
+template <class T>
+struct GatConvCache {
+    const Graph* graph = nullptr;  // the graph attention ran on (self-looped when asked)
+    MatrixT<T> x;                  // N×F input after input dropout
+    MatrixT<T> xw;                 // N×(H·C) projected features
+    MatrixT<T> a_src;              // N×H  a_src[h]ᵀ xw_jh
+    MatrixT<T> a_dst;              // N×H  a_dst[h]ᵀ xw_ih
+    MatrixT<T> alpha;              // E×H  attention coefficients before attention dropout
+    DropoutCache input_drop;
+    DropoutCache attn_drop;
+};
+
+template <class T>
+class GatConvT {
+public:
+    GatConvT(const GatConvOptions& options, Rng& rng, const std::string& name = "gat_conv");
+
+    Eigen::Index out_width() const { return options_.concat ? options_.heads * options_.out : options_.out; }
+
+    // rng is needed only when training with dropout.
+    MatrixT<T> forward(const Graph& graph, const MatrixT<T>& x, GatConvCache<T>& cache, bool training, Rng* rng = nullptr) const;
+    // Accumulates parameter gradients; returns dx (empty when need_dx is false).
+    MatrixT<T> backward(const MatrixT<T>& dout, const GatConvCache<T>& cache, bool need_dx = true);
+
+    void parameters(ParameterList<T>& out);
+    const GatConvOptions& options() const { return options_; }
+    const std::string& name() const { return name_; }
+
+    ParameterT<T>& weight() { return weight_; }
+    ParameterT<T>& att_src() { return att_src_; }
+    ParameterT<T>& att_dst() { return att_dst_; }
+    ParameterT<T>& bias() { return bias_; }
+    ParameterT<T>& res_weight() { return res_weight_; }
+
+private:
+    GatConvOptions options_;
+    std::string name_;
+    ParameterT<T> weight_;      // F×(H·C)
+    ParameterT<T> att_src_;     // H×C
+    ParameterT<T> att_dst_;     // H×C
+    ParameterT<T> bias_;        // 1×out_width (0×0 without bias)
+    ParameterT<T> res_weight_;  // F×out_width (0×0 without residual)
+};
+
+using GatConv = GatConvT<float>;
+
+}  // namespace gatkit

@@ -1,0 +1,70 @@
+#include "gatkit/io/csv.hpp"
+
+#include "gatkit/core/error.hpp"
+
+namespace gatkit {
+
+CsvReader::CsvReader(const std::string& path, char delimiter) : reader_(path), delimiter_(delimiter) {
+    if (!read_record(header_)) throw ParseError(path + ": file is empty (expected a header row)");
+    if (!header_.empty() && header_[0].rfind("\xEF\xBB\xBF", 0) == 0) header_[0].erase(0, 3);  // UTF-8 BOM
+}
+
+std::size_t CsvReader::column(const std::string& name) const {
+    for (std::size_t k = 0; k < header_.size(); ++k)
+        if (header_[k] == name) return k;
+    std::string available;
+    for (const auto& h : header_) available += (available.empty() ? "" : ", ") + h;
+    throw ConfigError(reader_.path() + ": no column named '" + name + "' (columns: " + available + ")");
+}
+
+bool CsvReader::next(std::vector<std::string>& fields) {
+    for (;;) {
+        if (!read_record(fields)) return false;
+        if (!(fields.size() == 1 && fields[0].empty())) return true;
+    }
+}
+
+bool CsvReader::read_record(std::vector<std::string>& fields) {
+    fields.clear();
+    std::string line;
+    if (!reader_.next(line)) return false;
+    record_line_ = reader_.line_number();
+    std::string field;
+    bool quoted = false;
+    std::size_t i = 0;
+    for (;;) {
+        if (i == line.size()) {
+            if (quoted) {  // a quoted field continues on the next line
+                if (!reader_.next(line))
+                    throw ParseError(reader_.path() + ":" + std::to_string(record_line_) + ": unterminated quoted field");
+                field += '\n';
+                i = 0;
+                continue;
+            }
+            fields.push_back(std::move(field));
+            return true;
+        }
+        const char c = line[i++];
+        if (quoted) {
+            if (c == '"') {
+                if (i < line.size() && line[i] == '"') {
+                    field += '"';
+                    ++i;
+                } else {
+                    quoted = false;
+                }
+            } else {
+                field += c;
+            }
+        } else if (c == '"' && field.empty()) {
+            quoted = true;
+        } else if (c == delimiter_) {
+            fields.push_back(std::move(field));
+            field.clear();
+        } else {
+            field += c;
+        }
+    }
+}
+
+}  // namespace gatkit

@@ -1,0 +1,223 @@
+#include "gatkit/nn/gat_conv.hpp"
+
+#include "gatkit/core/error.hpp"
+#include "gatkit/core/parallel.hpp"
+#include "gatkit/nn/init.hpp"
+
+#include <cmath>
+#include <limits>
+
+namespace gatkit {
+
+template <class T>
+GatConvT<T>::GatConvT(const GatConvOptions& o, Rng& rng, const std::string& name)
+    : options_(o),
+      name_(name),
+      weight_(name + ".weight", o.in, o.heads * o.out),
+      att_src_(name + ".att_src", o.heads, o.out),
+      att_dst_(name + ".att_dst", o.heads, o.out),
+      bias_(name + ".bias", o.bias ? 1 : 0, o.bias ? out_width() : 0),
+      res_weight_(name + ".res_weight", o.residual ? o.in : 0, o.residual ? out_width() : 0) {
+    if (o.in <= 0 || o.out <= 0 || o.heads <= 0)
+        throw ConfigError(name + ": in, out and heads must be positive, got in = " + std::to_string(o.in) +
+                          ", out = " + std::to_string(o.out) + ", heads = " + std::to_string(o.heads));
+    if (!(o.negative_slope >= 0.0))
+        throw ConfigError(name + ": negative_slope must be >= 0, got " + std::to_string(o.negative_slope));
+    check_dropout_rate(name.c_str(), o.dropout);
+    check_dropout_rate(name.c_str(), o.input_dropout);
+    // Glorot as PyG: the projection over (F, H·C); attention vectors over (H, C).
+    glorot_uniform(weight_.value, o.in, o.heads * o.out, rng);
+    glorot_uniform(att_src_.value, o.heads, o.out, rng);
+    glorot_uniform(att_dst_.value, o.heads, o.out, rng);
+    if (o.residual) glorot_uniform(res_weight_.value, o.in, out_width(), rng);
+}
+
+template <class T>
+MatrixT<T> GatConvT<T>::forward(const Graph& graph, const MatrixT<T>& x, GatConvCache<T>& cache, bool training, Rng* rng) const {
+    const Eigen::Index N = graph.num_nodes(), H = options_.heads, C = options_.out;
+    if (x.rows() != N || x.cols() != options_.in)
+        throw ShapeError(name_ + ": x is " + std::to_string(x.rows()) + "x" + std::to_string(x.cols()) + ", expected " +
+                         std::to_string(N) + " nodes x in_features = " + std::to_string(options_.in));
+    const Graph& g = options_.add_self_loops ? graph.with_self_loops() : graph;
+    cache.graph = &g;
+    const auto& offsets = g.in_offsets();
+    const auto& src = g.in_src();
+    const T slope = static_cast<T>(options_.negative_slope);
+
+    cache.x = x;
+    cache.input_drop.active = training && options_.input_dropout > 0.0;
+    cache.attn_drop.active = training && options_.dropout > 0.0;
+    if ((cache.input_drop.active || cache.attn_drop.active) && !rng)
+        throw ConfigError(name_ + ": training with dropout needs an Rng");
+    if (cache.input_drop.active) {
+        cache.input_drop.key = rng->next_u64();
+        apply_dropout_mask(cache.x, cache.input_drop.key, options_.input_dropout);
+    }
+    if (cache.attn_drop.active) cache.attn_drop.key = rng->next_u64();
+
+    gemm_nn(cache.x, weight_.value, cache.xw);
+    const MatrixT<T>& xw = cache.xw;
+
+    cache.a_src.resize(N, H);
+    cache.a_dst.resize(N, H);
+#pragma omp parallel for schedule(static)
+    for (Eigen::Index n = 0; n < N; ++n)
+        for (Eigen::Index h = 0; h < H; ++h) {
+            cache.a_src(n, h) = xw.row(n).segment(h * C, C).dot(att_src_.value.row(h));
+            cache.a_dst(n, h) = xw.row(n).segment(h * C, C).dot(att_dst_.value.row(h));
+        }
+
+    cache.alpha.resize(g.num_edges(), H);
+    MatrixT<T> out = MatrixT<T>::Zero(N, out_width());
+    const bool attn_drop = cache.attn_drop.active;
+    const std::uint64_t attn_key = cache.attn_drop.key;
+    const double p_attn = options_.dropout;
+    const T attn_scale = T(1) / T(1 - p_attn);
+    const T head_scale = options_.concat ? T(1) : T(1) / T(H);
+
+#pragma omp parallel for schedule(dynamic, 64)
+    for (Eigen::Index i = 0; i < N; ++i) {
+        const EdgeId e0 = offsets[i], e1 = offsets[i + 1];
+        if (e0 == e1) continue;  // attends to nothing: attention output stays 0 (documented)
+        for (Eigen::Index h = 0; h < H; ++h) {
+            // Subtract the row maximum before exp so no score overflows; start from -inf.
+            T row_max = -std::numeric_limits<T>::infinity();
+            for (EdgeId e = e0; e < e1; ++e) {
+                const T z = cache.a_src(src[e], h) + cache.a_dst(i, h);
+                const T s = z > T(0) ? z : slope * z;
+                cache.alpha(e, h) = s;
+                row_max = std::max(row_max, s);
+            }
+            T sum = 0;
+            for (EdgeId e = e0; e < e1; ++e) {
+                const T w = std::exp(cache.alpha(e, h) - row_max);
+                cache.alpha(e, h) = w;
+                sum += w;
+            }
+            const T inv = T(1) / sum;  // sum >= 1: the max term contributes exp(0)
+            auto out_h = out.row(i).segment(options_.concat ? h * C : 0, C);
+            for (EdgeId e = e0; e < e1; ++e) {
+                cache.alpha(e, h) *= inv;
+                T a = cache.alpha(e, h) * head_scale;
+                if (attn_drop) a = dropout_keeps(attn_key, static_cast<std::uint64_t>(e * H + h), p_attn) ? a * attn_scale : T(0);
+                if (a != T(0)) out_h.noalias() += a * xw.row(src[e]).segment(h * C, C);
+            }
+        }
+    }
+    if (options_.residual) gemm_nn(cache.x, res_weight_.value, out, /*accumulate=*/true);
+    if (options_.bias) out.rowwise() += bias_.value.row(0);
+    return out;
+}
+
+template <class T>
+MatrixT<T> GatConvT<T>::backward(const MatrixT<T>& dout, const GatConvCache<T>& cache, bool need_dx) {
+    if (!cache.graph) throw ConfigError(name_ + ": backward called before forward");
+    const Graph& g = *cache.graph;
+    const Eigen::Index N = g.num_nodes(), H = options_.heads, C = options_.out;
+    if (dout.rows() != N || dout.cols() != out_width())
+        throw ShapeError(name_ + ": dout is " + std::to_string(dout.rows()) + "x" + std::to_string(dout.cols()) +
+                         ", expected " + std::to_string(N) + "x" + std::to_string(out_width()));
+    const auto& offsets = g.in_offsets();
+    const auto& src = g.in_src();
+    const MatrixT<T>& xw = cache.xw;
+    const T slope = static_cast<T>(options_.negative_slope);
+    const bool attn_drop = cache.attn_drop.active;
+    const std::uint64_t attn_key = cache.attn_drop.key;
+    const double p_attn = options_.dropout;
+    const T attn_scale = T(1) / T(1 - p_attn);
+    const T head_scale = options_.concat ? T(1) : T(1) / T(H);
+    // In the forward pass α'_eh = dropout(α_eh) · head_scale multiplied the message; this is it.
+    auto alpha_used = [&](EdgeId e, Eigen::Index h) {
+        T a = cache.alpha(e, h) * head_scale;
+        if (attn_drop) a = dropout_keeps(attn_key, static_cast<std::uint64_t>(e * H + h), p_attn) ? a * attn_scale : T(0);
+        return a;
+    };
+    // Column block of dout that head h's output went to.
+    const auto head_col = [&](Eigen::Index h) { return options_.concat ? h * C : Eigen::Index(0); };
+
+    if (options_.bias) bias_.grad.row(0) += dout.colwise().sum();
+
+    // Pass 1, over destination rows i: the score gradient of every incoming edge.
+    //   out_ih = Σ_e α'_eh xw_jh              ⇒ dα'_eh = dout_ih · xw_jh
+    //   α = softmax(s) over the row          ⇒ ds_eh = α_eh (dα_eh − Σ_e' α_e'h dα_e'h)
+    //   s = LeakyReLU(z), z = a_src_j + a_dst_i ⇒ dz_eh = ds_eh · (z > 0 ? 1 : slope)
+    MatrixT<T> dz(g.num_edges(), H);
+    MatrixT<T> da_dst = MatrixT<T>::Zero(N, H);
+#pragma omp parallel for schedule(dynamic, 64)
+    for (Eigen::Index i = 0; i < N; ++i) {
+        const EdgeId e0 = offsets[i], e1 = offsets[i + 1];
+        for (Eigen::Index h = 0; h < H; ++h) {
+            const auto dout_ih = dout.row(i).segment(head_col(h), C);
+            T weighted = 0;
+            for (EdgeId e = e0; e < e1; ++e) {
+                // d(out)/d(α_eh) folds in the head scale and the dropout mask of α'
+                T da = dout_ih.dot(xw.row(src[e]).segment(h * C, C)) * head_scale;
+                if (attn_drop) da = dropout_keeps(attn_key, static_cast<std::uint64_t>(e * H + h), p_attn) ? da * attn_scale : T(0);
+                dz(e, h) = da;
+                weighted += cache.alpha(e, h) * da;
+            }
+            T row_sum = 0;
+            for (EdgeId e = e0; e < e1; ++e) {
+                const T ds = cache.alpha(e, h) * (dz(e, h) - weighted);
+                const T z = cache.a_src(src[e], h) + cache.a_dst(i, h);
+                dz(e, h) = z > T(0) ? ds : slope * ds;
+                row_sum += dz(e, h);
+            }
+            da_dst(i, h) = row_sum;
+        }
+    }
+
+    // Pass 2, over source rows j of the transposed CSR (each thread owns rows of dxw):
+    //   out_ih = Σ α'_eh xw_jh  ⇒ dxw_jh += α'_eh dout_ih
+    //   z_eh = a_src_j + …     ⇒ da_src_jh += dz_eh
+    MatrixT<T> dxw = MatrixT<T>::Zero(N, H * C);
+    MatrixT<T> da_src = MatrixT<T>::Zero(N, H);
+    const auto& out_offsets = g.out_offsets();
+    const auto& out_dst = g.out_dst();
+    const auto& out_edge = g.out_edge();
+#pragma omp parallel for schedule(dynamic, 64)
+    for (Eigen::Index j = 0; j < N; ++j) {
+        for (EdgeId k = out_offsets[j]; k < out_offsets[j + 1]; ++k) {
+            const NodeId i = out_dst[k];
+            const EdgeId e = out_edge[k];
+            for (Eigen::Index h = 0; h < H; ++h) {
+                da_src(j, h) += dz(e, h);
+                const T a = alpha_used(e, h);
+                if (a != T(0)) dxw.row(j).segment(h * C, C).noalias() += a * dout.row(i).segment(head_col(h), C);
+            }
+        }
+        // a_src_jh = a_src[h]ᵀ xw_jh and a_dst_jh = a_dst[h]ᵀ xw_jh ⇒ dxw_jh += da_src_jh a_src[h] + da_dst_jh a_dst[h]
+        for (Eigen::Index h = 0; h < H; ++h)
+            dxw.row(j).segment(h * C, C) += da_src(j, h) * att_src_.value.row(h) + da_dst(j, h) * att_dst_.value.row(h);
+    }
+    // Attention vectors: da_src[h] += Σ_n da_src_nh xw_nh (single-threaded, fixed order).
+    for (Eigen::Index h = 0; h < H; ++h) {
+        att_src_.grad.row(h).noalias() += da_src.col(h).transpose() * xw.middleCols(h * C, C);
+        att_dst_.grad.row(h).noalias() += da_dst.col(h).transpose() * xw.middleCols(h * C, C);
+    }
+
+    // xw = x'·W ⇒ dW += x'ᵀ·dxw, dx' = dxw·Wᵀ; residual: out += x'·W_res.
+    gemm_tn(cache.x, dxw, weight_.grad, /*accumulate=*/true);
+    if (options_.residual) gemm_tn(cache.x, dout, res_weight_.grad, /*accumulate=*/true);
+    MatrixT<T> dx;
+    if (!need_dx) return dx;
+    gemm_nt(dxw, weight_.value, dx);
+    if (options_.residual) gemm_nt(dout, res_weight_.value, dx, /*accumulate=*/true);
+    // x' = dropout(x) ⇒ dx = mask ⊙ dx'
+    if (cache.input_drop.active) apply_dropout_mask(dx, cache.input_drop.key, options_.input_dropout);
+    return dx;
+}
+
+template <class T>
+void GatConvT<T>::parameters(ParameterList<T>& out) {
+    out.push_back(&weight_);
+    out.push_back(&att_src_);
+    out.push_back(&att_dst_);
+    if (options_.bias) out.push_back(&bias_);
+    if (options_.residual) out.push_back(&res_weight_);
+}
+
+template class GatConvT<float>;
+template class GatConvT<double>;
+
+}  // namespace gatkit

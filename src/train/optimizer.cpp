@@ -1,0 +1,53 @@
+#include "gatkit/train/optimizer.hpp"
+
+#include "gatkit/core/error.hpp"
+
+#include <cmath>
+#include <string>
+
+namespace gatkit {
+
+template <class T>
+AdamT<T>::AdamT(ParameterList<T> params, const AdamOptions& o) : params_(std::move(params)), options_(o) {
+    if (!(o.lr > 0.0)) throw ConfigError("adam: lr must be positive, got " + std::to_string(o.lr));
+    if (!(o.weight_decay >= 0.0)) throw ConfigError("adam: weight_decay must be >= 0, got " + std::to_string(o.weight_decay));
+    if (!(o.beta1 >= 0.0 && o.beta1 < 1.0 && o.beta2 >= 0.0 && o.beta2 < 1.0))
+        throw ConfigError("adam: betas must be in [0, 1), got " + std::to_string(o.beta1) + ", " + std::to_string(o.beta2));
+    for (const auto* p : params_) {
+        m_.push_back(MatrixT<T>::Zero(p->value.rows(), p->value.cols()));
+        v_.push_back(MatrixT<T>::Zero(p->value.rows(), p->value.cols()));
+    }
+}
+
+template <class T>
+void AdamT<T>::step() {
+    ++t_;
+    const T lr = static_cast<T>(options_.lr), wd = static_cast<T>(options_.weight_decay);
+    const T b1 = static_cast<T>(options_.beta1), b2 = static_cast<T>(options_.beta2), eps = static_cast<T>(options_.eps);
+    const T bc1 = T(1) - static_cast<T>(std::pow(options_.beta1, static_cast<double>(t_)));
+    const T bc2 = T(1) - static_cast<T>(std::pow(options_.beta2, static_cast<double>(t_)));
+    const T step_size = lr / bc1;
+    const T inv_sqrt_bc2 = T(1) / std::sqrt(bc2);
+    for (std::size_t k = 0; k < params_.size(); ++k) {
+        T* theta = params_[k]->value.data();
+        const T* grad = params_[k]->grad.data();
+        T* m = m_[k].data();
+        T* v = v_[k].data();
+        const Eigen::Index n = params_[k]->value.size();
+        for (Eigen::Index q = 0; q < n; ++q) {
+            T g = grad[q];
+            if (options_.decoupled)
+                theta[q] -= lr * wd * theta[q];
+            else
+                g += wd * theta[q];
+            m[q] = b1 * m[q] + (T(1) - b1) * g;
+            v[q] = b2 * v[q] + (T(1) - b2) * g * g;
+            theta[q] -= step_size * m[q] / (std::sqrt(v[q]) * inv_sqrt_bc2 + eps);
+        }
+    }
+}
+
+template class AdamT<float>;
+template class AdamT<double>;
+
+}  // namespace gatkit
