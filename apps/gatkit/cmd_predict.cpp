@@ -23,6 +23,7 @@ struct PredictArgs {
 
 int run_predict(const PredictArgs& a) {
     if (a.threads > 0) set_thread_count(a.threads);
+    check_output_path("--out", a.out);
     Model model = load_model(a.model);
     NodeDataset data = load_linqs(a.data);
     if (data.features.cols() != model.config().in_features)

@@ -39,6 +39,8 @@ int run_train(const TrainArgs& a) {
     if (a.split != "planetoid")
         throw UserError("--split " + a.split + " is not available for --task node (available: planetoid, or --split-file)");
     if (a.threads > 0) set_thread_count(a.threads);
+    check_output_path("--out", a.out);
+    check_output_path("--metrics-json", a.metrics_json);
 
     NodeDataset data = load_linqs(a.data);
     const bool progress = !a.quiet && stderr_is_terminal();

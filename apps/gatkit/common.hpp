@@ -27,6 +27,9 @@ struct UserError : std::runtime_error {
 std::string csv_field(const std::string& s);
 // Writes a JSON object to `path` atomically.
 void write_json(const std::string& path, const nlohmann::json& j);
+// Throws UserError unless the folder that will hold `path` exists and is writable, so a long
+// run does not fail only at the end.
+void check_output_path(const std::string& flag, const std::string& path);
 // True when stderr is a terminal.
 bool stderr_is_terminal();
 

@@ -6,7 +6,6 @@ namespace gatkit {
 
 CsvReader::CsvReader(const std::string& path, char delimiter) : reader_(path), delimiter_(delimiter) {
     if (!read_record(header_)) throw ParseError(path + ": file is empty (expected a header row)");
-    if (!header_.empty() && header_[0].rfind("\xEF\xBB\xBF", 0) == 0) header_[0].erase(0, 3);  // UTF-8 BOM
 }
 
 std::size_t CsvReader::column(const std::string& name) const {
@@ -29,6 +28,8 @@ bool CsvReader::read_record(std::vector<std::string>& fields) {
     std::string line;
     if (!reader_.next(line)) return false;
     record_line_ = reader_.line_number();
+    // a UTF-8 BOM goes before parsing, so a quoted first header field still reads as quoted
+    if (record_line_ == 1 && line.rfind("\xEF\xBB\xBF", 0) == 0) line.erase(0, 3);
     std::string field;
     bool quoted = false;
     std::size_t i = 0;

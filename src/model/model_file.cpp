@@ -107,11 +107,17 @@ Model load_model(const std::string& path) {
     } catch (const json::exception& e) {
         throw bad(std::string("header is not valid JSON: ") + e.what());
     }
+    // safetensors metadata values are strings; anything else is shown as its JSON text (json::value
+    // would throw a type_error that is not a gatkit::Error).
+    const auto text_of = [](const json& object, const char* key) {
+        const auto it = object.find(key);
+        return it == object.end() ? std::string() : it->is_string() ? it->get<std::string>() : it->dump();
+    };
     if (!header.is_object() || !header.contains("__metadata__") || !header["__metadata__"].is_object() ||
-        header["__metadata__"].value("format", "") != "gatkit")
+        text_of(header["__metadata__"], "format") != "gatkit")
         throw bad("unsupported model file: a safetensors file without gatkit metadata");
     const json& meta = header["__metadata__"];
-    const std::string version = meta.value("format_version", "");
+    const std::string version = text_of(meta, "format_version");
     if (version != std::to_string(kModelFormatVersion))
         throw bad("unsupported model file format version '" + version + "' (this gatkit reads version " +
                   std::to_string(kModelFormatVersion) + ")");
@@ -119,6 +125,7 @@ Model load_model(const std::string& path) {
     ModelInfo info;
     try {
         config = config_from_json(json::parse(meta.at("config").get<std::string>()));
+        config.validate();  // here, so a bad value is reported with the file's name
         info = info_from_json(json::parse(meta.at("info").get<std::string>()));
     } catch (const json::exception& e) {
         throw bad(std::string("metadata is incomplete or malformed: ") + e.what());

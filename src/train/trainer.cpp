@@ -37,8 +37,7 @@ NodeTrainResult train_node_classifier(Model& model, const Graph& graph, const Ma
 
     NodeTrainResult result;
     std::vector<Matrix> best_weights;
-    double best_acc = -1, best_loss = INFINITY;   // of the kept epoch
-    double max_acc = -1, min_loss = INFINITY;     // for the patience counter
+    double max_acc = -1, min_loss = INFINITY;
     int since_improvement = 0;
     std::vector<double> epoch_seconds;
     const auto t_start = std::chrono::steady_clock::now();
@@ -64,15 +63,16 @@ NodeTrainResult train_node_classifier(Model& model, const Graph& graph, const Ma
         s.val_loss = softmax_cross_entropy(eval_logits, labels, split.val).loss;
         s.val_accuracy = accuracy(pred, labels, split.val);
         s.seconds = epoch_seconds.back();
-        if (s.val_accuracy > best_acc || (s.val_accuracy == best_acc && s.val_loss < best_loss)) {
-            best_acc = s.val_accuracy;
-            best_loss = s.val_loss;
+        // The GAT paper's rule: a checkpoint needs both the best accuracy and the lowest loss
+        // so far; either one alone restarts the patience counter.
+        const bool acc_up = s.val_accuracy >= max_acc, loss_down = s.val_loss <= min_loss;
+        if (acc_up && loss_down) {
             result.best_epoch = epoch;
             best_weights.clear();
             for (const auto* p : params) best_weights.push_back(p->value);
             s.best = true;
         }
-        if (s.val_accuracy >= max_acc || s.val_loss <= min_loss) {
+        if (acc_up || loss_down) {
             max_acc = std::max(max_acc, s.val_accuracy);
             min_loss = std::min(min_loss, s.val_loss);
             since_improvement = 0;

@@ -42,7 +42,7 @@ public:
 
     EdgeId in_degree(NodeId i) const { return in_offsets_[i + 1] - in_offsets_[i]; }
     EdgeId out_degree(NodeId j) const { return out_offsets_[j + 1] - out_offsets_[j]; }
-    bool has_edge(NodeId src, NodeId dst) const;
+    bool has_edge(NodeId src, NodeId dst) const;  // false for ids outside [0, N)
     EdgeId num_self_loops() const;
 
     // The (src, dst) pairs in edge-id order.
@@ -51,6 +51,10 @@ public:
     // This graph with every existing self-loop removed and exactly one added per node
     // (PyG's remove_self_loops + add_self_loops). Built once on first use and kept.
     const Graph& with_self_loops() const;
+    // For each edge id of with_self_loops(), the id of the edge of this graph it came from, or
+    // -1 for the added self-loop (per-edge data such as edge attributes follow their edge).
+    // Computed once, together with with_self_loops().
+    const std::vector<EdgeId>& self_loop_origin() const;
 
     // The Boost.Graph graph the CSR was read from (edges point destination → source).
     const BglGraph& bgl() const { return *bgl_; }
@@ -68,6 +72,7 @@ private:
     struct Derived {
         std::once_flag once;
         std::shared_ptr<const Graph> self_looped;
+        std::vector<EdgeId> self_loop_origin;  // self_looped->num_edges() entries
     };
     std::shared_ptr<Derived> derived_ = std::make_shared<Derived>();
 };

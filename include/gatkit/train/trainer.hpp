@@ -2,10 +2,11 @@
 //
 // Each epoch: forward in training mode on the whole graph, cross-entropy on the training
 // nodes, backward, one Adam step; then an evaluation pass (no dropout) for validation loss and
-// accuracy. Early stopping as in the GAT paper: the patience counter restarts whenever the
-// validation accuracy reaches its best or the validation loss its lowest; training stops after
-// `patience` epochs without either. The weights kept are those of the best epoch (highest
-// validation accuracy, ties broken by lower validation loss, then the earlier epoch).
+// accuracy. Early stopping as in the GAT paper (Veličković et al., reference code): the patience
+// counter restarts whenever the validation accuracy reaches its best or the validation loss its
+// lowest so far; training stops after `patience` epochs without either. The weights kept are
+// those of the last epoch that reached both at once (the best accuracy and the lowest loss so
+// far); the first epoch always qualifies.
 #pragma once
 
 #include "gatkit/io/dataset.hpp"

@@ -1,0 +1,146 @@
+// Deterministic chunked products: equal to the matrix formula, and bit-identical for any
+// thread count.
+#include "gatkit/core/parallel.hpp"
+#include "support/fixtures.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace gatkit;
+using gatkit::test::random_matrix;
+
+namespace {
+
+using MatD = MatrixT<double>;
+
+// C = A·B straight from the definition.
+MatD naive_nn(const MatD& A, const MatD& B) {
+    MatD C = MatD::Zero(A.rows(), B.cols());
+    for (Eigen::Index i = 0; i < A.rows(); ++i)
+        for (Eigen::Index j = 0; j < B.cols(); ++j)
+            for (Eigen::Index k = 0; k < A.cols(); ++k) C(i, j) += A(i, k) * B(k, j);
+    return C;
+}
+
+MatD transposed(const MatD& A) { return A.transpose(); }
+
+// Restores the thread count when a test ends, even if it fails.
+struct ThreadCountGuard {
+    int saved = thread_count();
+    ~ThreadCountGuard() { set_thread_count(saved); }
+};
+
+constexpr double kTol = 1e-12;  // double sums of ≤ 300 products of entries in [-1, 1]
+
+}  // namespace
+
+TEST_CASE("gemm_nn / gemm_tn / gemm_nt equal the naive triple loop", "[core][parallel]") {
+    Rng rng(3);
+    struct Shape {
+        Eigen::Index m, k, n;
+    };
+    for (const Shape s : {Shape{130, 37, 5}, Shape{1, 1, 1}, Shape{64, 3, 7}, Shape{65, 64, 2}, Shape{200, 129, 66}, Shape{3, 70, 1}}) {
+        INFO("M=" << s.m << " K=" << s.k << " N=" << s.n);
+        const MatD A = random_matrix<double>(s.m, s.k, rng);
+        const MatD B = random_matrix<double>(s.k, s.n, rng);
+        const MatD expect = naive_nn(A, B);
+
+        MatD C;
+        gemm_nn(A, B, C);
+        REQUIRE(C.rows() == s.m);
+        REQUIRE(C.cols() == s.n);
+        CHECK((C - expect).cwiseAbs().maxCoeff() < kTol);
+
+        // gemm_tn(X, B) = Xᵀ·B; with X = Aᵀ (K×M) that is A·B
+        MatD Ct;
+        gemm_tn(transposed(A), B, Ct);
+        REQUIRE(Ct.rows() == s.m);
+        REQUIRE(Ct.cols() == s.n);
+        CHECK((Ct - expect).cwiseAbs().maxCoeff() < kTol);
+
+        // gemm_nt(A, Y) = A·Yᵀ; with Y = Bᵀ (N×K) that is A·B
+        MatD Cn;
+        gemm_nt(A, transposed(B), Cn);
+        REQUIRE(Cn.rows() == s.m);
+        REQUIRE(Cn.cols() == s.n);
+        CHECK((Cn - expect).cwiseAbs().maxCoeff() < kTol);
+    }
+}
+
+TEST_CASE("gemm_tn with many output rows (K > kRowChunk, not a multiple)", "[core][parallel]") {
+    Rng rng(4);
+    const MatD A = random_matrix<double>(37, 130, rng);  // M×K, K = 130 output rows
+    const MatD B = random_matrix<double>(37, 5, rng);
+    MatD C;
+    gemm_tn(A, B, C);
+    REQUIRE(C.rows() == 130);
+    REQUIRE(C.cols() == 5);
+    CHECK((C - naive_nn(transposed(A), B)).cwiseAbs().maxCoeff() < kTol);
+}
+
+TEST_CASE("gemm accumulate=true adds to C", "[core][parallel]") {
+    Rng rng(5);
+    const MatD A = random_matrix<double>(130, 37, rng);
+    const MatD B = random_matrix<double>(37, 5, rng);
+    const MatD C0 = random_matrix<double>(130, 5, rng);
+    const MatD expect = C0 + naive_nn(A, B);
+
+    MatD C = C0;
+    gemm_nn(A, B, C, /*accumulate=*/true);
+    CHECK((C - expect).cwiseAbs().maxCoeff() < kTol);
+
+    C = C0;
+    gemm_tn(transposed(A), B, C, true);
+    CHECK((C - expect).cwiseAbs().maxCoeff() < kTol);
+
+    C = C0;
+    gemm_nt(A, transposed(B), C, true);
+    CHECK((C - expect).cwiseAbs().maxCoeff() < kTol);
+
+    // without accumulate the old content is discarded
+    C = C0;
+    gemm_nn(A, B, C, false);
+    CHECK((C - naive_nn(A, B)).cwiseAbs().maxCoeff() < kTol);
+}
+
+TEST_CASE("gemm shape mismatch throws ShapeError with both sizes", "[core][parallel]") {
+    Rng rng(6);
+    const MatD A = random_matrix<double>(4, 3, rng);
+    const MatD B = random_matrix<double>(5, 2, rng);
+    MatD C;
+    CHECK_THROWS_AS(gemm_nn(A, B, C), ShapeError);
+    CHECK_THROWS_WITH(gemm_nn(A, B, C), Catch::Contains("gemm_nn") && Catch::Contains("3") && Catch::Contains("5"));
+    CHECK_THROWS_AS(gemm_tn(A, B, C), ShapeError);  // A.rows 4 vs B.rows 5
+    CHECK_THROWS_AS(gemm_nt(A, B, C), ShapeError);  // A.cols 3 vs B.cols 2
+    CHECK_THROWS_AS(set_thread_count(0), ConfigError);
+}
+
+TEST_CASE("gemm results are bit-identical with 1 and 2 threads", "[core][parallel]") {
+    ThreadCountGuard guard;
+    Rng rng(7);
+    const Matrix A = random_matrix<float>(1000, 300, rng);
+    const Matrix B = random_matrix<float>(300, 64, rng);
+    const Matrix Bt = B.transpose();
+    const Matrix At = A.transpose();
+
+    auto run = [&](int threads) {
+        set_thread_count(threads);
+        REQUIRE(thread_count() == threads);
+        std::vector<Matrix> out(3);
+        gemm_nn(A, B, out[0]);
+        gemm_tn(At, B, out[1]);
+        gemm_nt(A, Bt, out[2]);
+        return out;
+    };
+    const auto one = run(1);
+    const auto two = run(2);
+    for (int k = 0; k < 3; ++k) {
+        INFO("product " << k);
+        REQUIRE(one[k].rows() == 1000);
+        REQUIRE(one[k].cols() == 64);
+        // bitwise: compare with ==, not a tolerance
+        CHECK((one[k].array() == two[k].array()).all());
+    }
+    // and the float result is close to the double one (it is the right product, not just stable)
+    const MatD ref = A.cast<double>() * B.cast<double>();
+    CHECK((one[0].cast<double>() - ref).cwiseAbs().maxCoeff() < 1e-3);
+}

@@ -1,0 +1,230 @@
+// Model files (safetensors layout): exact round trip, and damaged files give a gatkit::Error.
+#include "gatkit/core/error.hpp"
+#include "gatkit/model/model_file.hpp"
+#include "support/fixtures.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+using namespace gatkit;
+using gatkit::test::TempDir;
+namespace fs = std::filesystem;
+
+namespace {
+
+ModelConfig small_config() {
+    ModelConfig c;
+    c.in_features = 5;
+    c.num_classes = 3;
+    c.layers = 2;
+    c.heads = 2;
+    c.hidden = 4;
+    c.out_heads = 2;
+    c.dropout = 0.25;
+    c.attn_dropout = 0.1;
+    c.negative_slope = 0.15;
+    c.residual = true;
+    c.activation = Activation::relu;
+    return c;
+}
+
+Model small_model() {
+    Model m(small_config(), 17);
+    m.info().class_names = {"alpha", "beta", "gamma"};
+    m.info().feature_normalization = "none";
+    m.info().data_name = "toy";
+    m.info().metrics = {{"val_accuracy", 0.8125}, {"test_accuracy", 0.7}};
+    // biases start at 0: give every parameter distinct values so a mix-up would show
+    Rng rng(99);
+    for (auto* p : m.parameters())
+        for (Eigen::Index k = 0; k < p->value.size(); ++k) p->value.data()[k] += static_cast<float>(rng.uniform(-0.1, 0.1));
+    return m;
+}
+
+std::string read_bytes(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+void write_bytes(const std::string& path, const std::string& bytes) { std::ofstream(path, std::ios::binary) << bytes; }
+
+std::string u64_le(std::uint64_t n) {
+    std::string b(8, '\0');
+    for (int k = 0; k < 8; ++k) b[k] = static_cast<char>((n >> (8 * k)) & 0xff);
+    return b;
+}
+
+// A model file as (JSON header without padding, data section).
+struct Parts {
+    std::string header, data;
+};
+
+Parts split_file(const std::string& bytes) {
+    std::uint64_t n = 0;
+    for (int k = 0; k < 8; ++k) n |= static_cast<std::uint64_t>(static_cast<unsigned char>(bytes[k])) << (8 * k);
+    std::string header = bytes.substr(8, n);
+    while (!header.empty() && header.back() == ' ') header.pop_back();
+    return {header, bytes.substr(8 + n)};
+}
+
+std::string join_file(std::string header, const std::string& data) {
+    header.append((8 - header.size() % 8) % 8, ' ');
+    return u64_le(header.size()) + header + data;
+}
+
+// Replaces the first `from` at or after `after` (a substring that must exist) in the header.
+std::string edit_header(const std::string& bytes, const std::string& from, const std::string& to, const std::string& after = "") {
+    Parts p = split_file(bytes);
+    const auto start = p.header.find(after);
+    REQUIRE(start != std::string::npos);
+    const auto at = p.header.find(from, start);
+    REQUIRE(at != std::string::npos);
+    p.header.replace(at, from.size(), to);
+    return join_file(p.header, p.data);
+}
+
+}  // namespace
+
+TEST_CASE("save_model / load_model round trip is exact", "[model][file]") {
+    TempDir dir;
+    Model m = small_model();
+    const std::string path = dir.file("toy.gatkit");
+    save_model(path, m);
+    save_model(path, m);  // overwriting an existing file works too
+
+    Model loaded = load_model(path);
+    const ModelConfig &a = m.config(), &b = loaded.config();
+    CHECK(b.task == a.task);
+    CHECK(b.conv == a.conv);
+    CHECK(b.in_features == 5);
+    CHECK(b.num_classes == 3);
+    CHECK(b.layers == a.layers);
+    CHECK(b.heads == a.heads);
+    CHECK(b.hidden == a.hidden);
+    CHECK(b.out_heads == a.out_heads);
+    CHECK(b.dropout == a.dropout);
+    CHECK(b.attn_dropout == a.attn_dropout);
+    CHECK(b.negative_slope == a.negative_slope);
+    CHECK(b.residual == a.residual);
+    CHECK(b.add_self_loops == a.add_self_loops);
+    CHECK(b.activation == a.activation);
+
+    CHECK(loaded.info().class_names == m.info().class_names);
+    CHECK(loaded.info().feature_normalization == "none");
+    CHECK(loaded.info().data_name == "toy");
+    CHECK(loaded.info().metrics == m.info().metrics);
+
+    const auto pa = m.parameters(), pb = loaded.parameters();
+    REQUIRE(pa.size() == pb.size());
+    REQUIRE(pa.size() == 2 * 5);  // weight, att_src, att_dst, bias, res_weight per layer
+    for (std::size_t k = 0; k < pa.size(); ++k) {
+        INFO(pa[k]->name);
+        CHECK(pb[k]->name == pa[k]->name);
+        REQUIRE(pb[k]->value.rows() == pa[k]->value.rows());
+        REQUIRE(pb[k]->value.cols() == pa[k]->value.cols());
+        CHECK(std::memcmp(pb[k]->value.data(), pa[k]->value.data(), sizeof(float) * pa[k]->value.size()) == 0);
+    }
+
+    Rng rng(3);
+    const Graph g = gatkit::test::random_graph(30, 0.1, rng);
+    const Matrix x = gatkit::test::random_matrix<float>(30, 5, rng);
+    const Matrix ya = m.forward(g, x, /*training=*/false), yb = loaded.forward(g, x, false);
+    REQUIRE(ya.rows() == 30);
+    REQUIRE(ya.cols() == 3);
+    CHECK((ya.array() == yb.array()).all());
+
+    // the atomic write leaves nothing but the model beside it
+    std::vector<std::string> names;
+    for (const auto& e : fs::directory_iterator(dir.path())) names.push_back(e.path().filename().string());
+    CHECK(names == std::vector<std::string>{"toy.gatkit"});
+
+    // the layout: 8-byte length, a header padded to 8 bytes, then the data
+    const std::string bytes = read_bytes(path);
+    const Parts parts = split_file(bytes);
+    CHECK((bytes.size() - parts.data.size() - 8) % 8 == 0);
+    CHECK(parts.data.size() == sizeof(float) * m.parameter_count());
+    CHECK(parts.header.find("\"format\":\"gatkit\"") != std::string::npos);
+}
+
+TEST_CASE("load_model: damaged files give a gatkit::Error that says what is wrong", "[model][file]") {
+    TempDir dir;
+    Model m = small_model();
+    const std::string good = dir.file("good.gatkit");
+    save_model(good, m);
+    const std::string bytes = read_bytes(good);
+    const std::string bad = dir.file("bad.gatkit");
+
+    const auto fails = [&](const std::string& content, const std::string& expect) {
+        write_bytes(bad, content);
+        CHECK_THROWS_AS(load_model(bad), ParseError);
+        CHECK_THROWS_WITH(load_model(bad), Catch::Contains("bad.gatkit") && Catch::Contains(expect));
+    };
+
+    SECTION("nonexistent path") {
+        CHECK_THROWS_AS(load_model(dir.file("missing.gatkit")), IoError);
+        CHECK_THROWS_WITH(load_model(dir.file("missing.gatkit")), Catch::Contains("missing.gatkit"));
+    }
+    SECTION("3-byte file") { fails("abc", "truncated (3 bytes"); }
+    SECTION("header length larger than the file") { fails(u64_le(1000) + "{}", "header length 1000 exceeds the file size 10"); }
+    SECTION("header length near 2^64") { fails(u64_le(~0ULL) + "{}", "exceeds the file size"); }
+    SECTION("header is not JSON") { fails(join_file("this is not json", ""), "header is not valid JSON"); }
+    SECTION("a foreign safetensors file") {
+        fails(join_file(R"({"w":{"dtype":"F32","shape":[1,1],"data_offsets":[0,4]}})", std::string(4, '\0')),
+              "unsupported model file");
+        fails(join_file(R"({"__metadata__":{"format":"pt"}})", ""), "unsupported model file");
+        fails(join_file("[1,2,3]", ""), "unsupported model file");
+    }
+    SECTION("newer format version") {
+        fails(edit_header(bytes, R"("format_version":"1")", R"("format_version":"99")"), "format version '99'");
+    }
+    SECTION("truncated data section") {
+        const Parts p = split_file(bytes);
+        fails(bytes.substr(0, bytes.size() - p.data.size() / 2), "truncated file?");
+        fails(bytes.substr(0, bytes.size() - p.data.size()), "outside the 0 data bytes");
+    }
+    SECTION("tensor with the wrong shape") {
+        // layers.0.att_src is H×C = 2×4; 4×2 has the same byte count, so only the shape check catches it
+        fails(edit_header(bytes, R"("shape":[2,4])", R"("shape":[4,2])", R"("layers.0.att_src")"),
+              "tensor 'layers.0.att_src' has shape [4,2], expected [2,4]");
+    }
+    SECTION("tensor with the wrong dtype") {
+        fails(edit_header(bytes, R"("dtype":"F32")", R"("dtype":"F64")", R"("layers.1.bias")"), "dtype F64");
+    }
+    SECTION("missing tensor") {
+        fails(edit_header(bytes, R"("layers.1.att_dst")", R"("layers.1.att_dsX")"), "tensor 'layers.1.att_dst' is missing");
+    }
+    SECTION("malformed tensor entry") {
+        fails(edit_header(bytes, R"("data_offsets":[)", R"("data_offsetz":[)", R"("layers.0.weight")"), "layers.0.weight");
+    }
+    SECTION("incomplete config metadata") {
+        fails(edit_header(bytes, R"(\"in_features\")", R"(\"in_featurez\")"), "metadata is incomplete");
+    }
+    SECTION("invalid config values") { fails(edit_header(bytes, R"(\"heads\":2)", R"(\"heads\":0)"), "heads must be at least 1"); }
+}
+
+TEST_CASE("load_model: metadata of the wrong JSON type is a ParseError, not a JSON exception", "[model][file]") {
+    TempDir dir;
+    Model m = small_model();
+    const std::string good = dir.file("good.gatkit");
+    save_model(good, m);
+    const std::string bytes = read_bytes(good);
+    const std::string bad = dir.file("bad.gatkit");
+
+    write_bytes(bad, edit_header(bytes, R"("format_version":"1")", R"("format_version":99)"));
+    CHECK_THROWS_AS(load_model(bad), ParseError);
+    CHECK_THROWS_WITH(load_model(bad), Catch::Contains("format version '99'"));
+    write_bytes(bad, edit_header(bytes, R"("format_version":"1")", R"("format_version":[1])"));
+    CHECK_THROWS_AS(load_model(bad), ParseError);
+    write_bytes(bad, edit_header(bytes, R"("format":"gatkit")", R"("format":7)"));
+    CHECK_THROWS_AS(load_model(bad), ParseError);
+    CHECK_THROWS_WITH(load_model(bad), Catch::Contains("unsupported model file"));
+    write_bytes(bad, edit_header(bytes, R"("config":")", R"("config":3,"x":")"));
+    CHECK_THROWS_AS(load_model(bad), ParseError);
+    CHECK_THROWS_WITH(load_model(bad), Catch::Contains("metadata is incomplete or malformed"));
+}

@@ -1,0 +1,40 @@
+// Small graphs and data for tests, made here (tests never need ../shared).
+#pragma once
+
+#include "gatkit/core/random.hpp"
+#include "gatkit/graph/graph.hpp"
+
+#include <filesystem>
+#include <string>
+
+namespace gatkit::test {
+
+// A random directed graph on n nodes: each ordered pair is an edge with probability p
+// (self-loops included when allow_self_loops), built with build_graph.
+Graph random_graph(NodeId n, double p, Rng& rng, bool allow_self_loops = false);
+
+// Random matrix with entries uniform in [-1, 1].
+template <class T>
+MatrixT<T> random_matrix(Eigen::Index rows, Eigen::Index cols, Rng& rng) {
+    MatrixT<T> m(rows, cols);
+    for (Eigen::Index k = 0; k < m.size(); ++k) m.data()[k] = static_cast<T>(rng.uniform(-1.0, 1.0));
+    return m;
+}
+
+// A fresh empty temporary folder, removed when the object dies.
+class TempDir {
+public:
+    TempDir();
+    ~TempDir();
+    TempDir(const TempDir&) = delete;
+    TempDir& operator=(const TempDir&) = delete;
+    const std::filesystem::path& path() const { return path_; }
+    std::string file(const std::string& name) const { return (path_ / name).string(); }
+    // Writes `text` to `name` inside the folder and returns its path.
+    std::string write(const std::string& name, const std::string& text) const;
+
+private:
+    std::filesystem::path path_;
+};
+
+}  // namespace gatkit::test
