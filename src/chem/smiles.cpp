@@ -8,36 +8,89 @@
 #include <RDGeneral/RDLog.h>
 
 #include <mutex>
-#include <sstream>
+#include <ostream>
+#include <streambuf>
 
 namespace gatkit::chem {
 
 namespace {
 
-// RDKit's loggers are process-wide; capture them into a string while one parse runs.
-std::mutex log_mutex;
+thread_local RdkitLogCapture* active_capture = nullptr;
 
-std::string trimmed(std::string s) {
+// The last logged line without RDKit's "[HH:MM:SS] " prefix.
+std::string last_line(std::string s) {
     while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
-    // RDKit prefixes each log line with "[HH:MM:SS] "
-    if (s.size() > 11 && s.front() == '[' && s[9] == ']') s.erase(0, 11);
+    // the last logged line holds the reason; take it first, then drop its prefix
     const auto nl = s.rfind('\n');
-    return nl == std::string::npos ? s : s.substr(nl + 1);
+    if (nl != std::string::npos) s.erase(0, nl + 1);
+    if (s.size() > 11 && s.front() == '[' && s[9] == ']') s.erase(0, 11);
+    return s;
 }
 
 }  // namespace
 
+namespace {
+std::mutex install_mutex;
+}  // namespace
+
+// A stream buffer without a put area: every write arrives in xsputn/overflow, which append to
+// the calling thread's capture, so threads never share buffered characters.
+struct LogSink : std::streambuf {
+    std::string RdkitLogCapture::*member;
+    std::ostream* fallback;  // the logger's destination before gatkit took it over (stderr)
+
+    LogSink(std::string RdkitLogCapture::*m, std::ostream* previous) : member(m), fallback(previous) {}
+
+    std::streamsize xsputn(const char* s, std::streamsize n) override {
+        if (active_capture)
+            (active_capture->*member).append(s, static_cast<std::size_t>(n));
+        else if (fallback)
+            fallback->write(s, n);
+        return n;
+    }
+    int_type overflow(int_type c) override {
+        if (traits_type::eq_int_type(c, traits_type::eof())) return traits_type::not_eof(c);
+        const char ch = traits_type::to_char_type(c);
+        xsputn(&ch, 1);
+        return c;
+    }
+    int sync() override {
+        if (!active_capture && fallback) fallback->flush();
+        return 0;
+    }
+
+    static void install();
+};
+
+// Points RDKit's error and warning loggers at capturing streams (again, if something has
+// called RDLog::InitLogs since). The sinks and streams are never freed: RDKit's loggers flush
+// their destination from static destructors, after ours would have run.
+void LogSink::install() {
+    static std::ostream* error_stream = nullptr;
+    static std::ostream* warning_stream = nullptr;
+    std::lock_guard<std::mutex> lock(install_mutex);
+    if (!rdErrorLog || !rdWarningLog) RDLog::InitLogs();
+    if (!error_stream || rdErrorLog->dp_dest != error_stream) {
+        error_stream = new std::ostream(new LogSink(&RdkitLogCapture::errors_, rdErrorLog->dp_dest));
+        rdErrorLog->dp_dest = error_stream;
+    }
+    if (!warning_stream || rdWarningLog->dp_dest != warning_stream) {
+        warning_stream = new std::ostream(new LogSink(&RdkitLogCapture::warnings_, rdWarningLog->dp_dest));
+        rdWarningLog->dp_dest = warning_stream;
+    }
+}
+
+RdkitLogCapture::RdkitLogCapture() : outer_(active_capture) {
+    LogSink::install();
+    active_capture = this;
+}
+
+RdkitLogCapture::~RdkitLogCapture() { active_capture = outer_; }
+
+std::string RdkitLogCapture::last_error() const { return last_line(errors_); }
+
 std::unique_ptr<RDKit::ROMol> parse_smiles(const std::string& smiles) {
-    std::lock_guard<std::mutex> lock(log_mutex);
-    static std::once_flag init;
-    std::call_once(init, [] { RDLog::InitLogs(); });
-    std::ostringstream captured;
-    auto* saved = rdErrorLog->dp_dest;
-    rdErrorLog->dp_dest = &captured;
-    struct Restore {
-        std::ostream* dest;
-        ~Restore() { rdErrorLog->dp_dest = dest; }
-    } restore{saved};
+    RdkitLogCapture log;
     std::unique_ptr<RDKit::ROMol> mol;
     try {
         mol.reset(RDKit::SmilesToMol(smiles));
@@ -47,7 +100,7 @@ std::unique_ptr<RDKit::ROMol> parse_smiles(const std::string& smiles) {
         throw ParseError("SMILES '" + smiles + "' rejected by RDKit: " + e.what());
     }
     if (!mol) {
-        std::string reason = trimmed(captured.str());
+        std::string reason = log.last_error();
         if (reason.empty()) reason = "not a valid SMILES string";
         throw ParseError("SMILES '" + smiles + "' rejected by RDKit: " + reason);
     }

@@ -17,10 +17,13 @@ GatConvT<T>::GatConvT(const GatConvOptions& o, Rng& rng, const std::string& name
       att_src_(name + ".att_src", o.heads, o.out),
       att_dst_(name + ".att_dst", o.heads, o.out),
       bias_(name + ".bias", o.bias ? 1 : 0, o.bias ? out_width() : 0),
-      res_weight_(name + ".res_weight", o.residual ? o.in : 0, o.residual ? out_width() : 0) {
+      res_weight_(name + ".res_weight", o.residual ? o.in : 0, o.residual ? out_width() : 0),
+      lin_edge_(name + ".lin_edge", o.edge_dim > 0 ? o.edge_dim : 0, o.edge_dim > 0 ? o.heads * o.out : 0),
+      att_edge_(name + ".att_edge", o.edge_dim > 0 ? o.heads : 0, o.edge_dim > 0 ? o.out : 0) {
     if (o.in <= 0 || o.out <= 0 || o.heads <= 0)
         throw ConfigError(name + ": in, out and heads must be positive, got in = " + std::to_string(o.in) +
                           ", out = " + std::to_string(o.out) + ", heads = " + std::to_string(o.heads));
+    if (o.edge_dim < 0) throw ConfigError(name + ": edge_dim must be >= 0, got " + std::to_string(o.edge_dim));
     if (!(o.negative_slope >= 0.0))
         throw ConfigError(name + ": negative_slope must be >= 0, got " + std::to_string(o.negative_slope));
     check_dropout_rate(name.c_str(), o.dropout);
@@ -30,14 +33,67 @@ GatConvT<T>::GatConvT(const GatConvOptions& o, Rng& rng, const std::string& name
     glorot_uniform(att_src_.value, o.heads, o.out, rng);
     glorot_uniform(att_dst_.value, o.heads, o.out, rng);
     if (o.residual) glorot_uniform(res_weight_.value, o.in, out_width(), rng);
+    // Drawn last, so a layer without edge features initialises exactly as before edge_dim existed.
+    if (o.edge_dim > 0) {
+        glorot_uniform(lin_edge_.value, o.edge_dim, o.heads * o.out, rng);
+        glorot_uniform(att_edge_.value, o.heads, o.out, rng);
+    }
 }
 
 template <class T>
-MatrixT<T> GatConvT<T>::forward(const Graph& graph, const MatrixT<T>& x, GatConvCache<T>& cache, bool training, Rng* rng) const {
-    const Eigen::Index N = graph.num_nodes(), H = options_.heads, C = options_.out;
+void GatConvT<T>::edge_scores(const Graph& graph, const Graph& g, const MatrixT<T>& edge_attr, GatConvCache<T>& cache) const {
+    const Eigen::Index H = options_.heads, C = options_.out, D = options_.edge_dim;
+    if (&g == &graph) {
+        cache.edge_attr = edge_attr;
+    } else {
+        // Edges of the looped graph carry their original edge's attributes; the added loop of
+        // node i the mean over i's incoming edges that were not self-loops (PyG fill_value "mean").
+        const auto& origin = graph.self_loop_origin();
+        const auto& offsets = g.in_offsets();
+        const auto& orig_offsets = graph.in_offsets();
+        const auto& orig_src = graph.in_src();
+        cache.edge_attr.resize(g.num_edges(), D);
+#pragma omp parallel for schedule(dynamic, 64)
+        for (Eigen::Index i = 0; i < g.num_nodes(); ++i)
+            for (EdgeId e = offsets[i]; e < offsets[i + 1]; ++e) {
+                auto row = cache.edge_attr.row(e);
+                if (origin[e] >= 0) {
+                    row = edge_attr.row(origin[e]);
+                    continue;
+                }
+                row.setZero();
+                EdgeId count = 0;
+                for (EdgeId k = orig_offsets[i]; k < orig_offsets[i + 1]; ++k)
+                    if (orig_src[k] != i) {
+                        row += edge_attr.row(k);
+                        ++count;
+                    }
+                if (count > 0) row /= static_cast<T>(count);
+            }
+    }
+    // a_edge[h]ᵀ (e · W_e)_h = e · v_h with v_h = W_e,h · a_edge[h]: D×H instead of an E×H×C product.
+    MatrixT<T> v(D, H);
+    for (Eigen::Index h = 0; h < H; ++h) v.col(h).noalias() = lin_edge_.value.middleCols(h * C, C) * att_edge_.value.row(h).transpose();
+    gemm_nn(cache.edge_attr, v, cache.edge_score);
+}
+
+template <class T>
+MatrixT<T> GatConvT<T>::forward(const Graph& graph, const MatrixT<T>& x, GatConvCache<T>& cache, bool training, Rng* rng,
+                                const MatrixT<T>* edge_attr) const {
+    const Eigen::Index N = graph.num_nodes(), H = options_.heads, C = options_.out, D = options_.edge_dim;
     if (x.rows() != N || x.cols() != options_.in)
         throw ShapeError(name_ + ": x is " + std::to_string(x.rows()) + "x" + std::to_string(x.cols()) + ", expected " +
                          std::to_string(N) + " nodes x in_features = " + std::to_string(options_.in));
+    const bool has_edges = D > 0;
+    if (has_edges && !edge_attr)
+        throw ConfigError(name_ + ": edge_dim = " + std::to_string(D) + " needs edge_attr (" + std::to_string(graph.num_edges()) +
+                          " edges x " + std::to_string(D) + "), got none");
+    if (has_edges && (edge_attr->rows() != graph.num_edges() || edge_attr->cols() != D))
+        throw ShapeError(name_ + ": edge_attr is " + std::to_string(edge_attr->rows()) + "x" + std::to_string(edge_attr->cols()) +
+                         ", expected " + std::to_string(graph.num_edges()) + " edges x edge_dim = " + std::to_string(D));
+    if (!has_edges && edge_attr)
+        throw ConfigError(name_ + ": edge_attr given (" + std::to_string(edge_attr->rows()) + "x" + std::to_string(edge_attr->cols()) +
+                          ") but the layer has edge_dim = 0");
     const Graph& g = options_.add_self_loops ? graph.with_self_loops() : graph;
     cache.graph = &g;
     const auto& offsets = g.in_offsets();
@@ -67,6 +123,9 @@ MatrixT<T> GatConvT<T>::forward(const Graph& graph, const MatrixT<T>& x, GatConv
             cache.a_dst(n, h) = xw.row(n).segment(h * C, C).dot(att_dst_.value.row(h));
         }
 
+    if (has_edges) edge_scores(graph, g, *edge_attr, cache);
+    const auto edge_term = [&](EdgeId e, Eigen::Index h) { return has_edges ? cache.edge_score(e, h) : T(0); };
+
     cache.alpha.resize(g.num_edges(), H);
     MatrixT<T> out = MatrixT<T>::Zero(N, out_width());
     const bool attn_drop = cache.attn_drop.active;
@@ -83,7 +142,7 @@ MatrixT<T> GatConvT<T>::forward(const Graph& graph, const MatrixT<T>& x, GatConv
             // Subtract the row maximum before exp so no score overflows; start from -inf.
             T row_max = -std::numeric_limits<T>::infinity();
             for (EdgeId e = e0; e < e1; ++e) {
-                const T z = cache.a_src(src[e], h) + cache.a_dst(i, h);
+                const T z = cache.a_src(src[e], h) + cache.a_dst(i, h) + edge_term(e, h);
                 const T s = z > T(0) ? z : slope * z;
                 cache.alpha(e, h) = s;
                 row_max = std::max(row_max, s);
@@ -132,6 +191,8 @@ MatrixT<T> GatConvT<T>::backward(const MatrixT<T>& dout, const GatConvCache<T>& 
         if (attn_drop) a = dropout_keeps(attn_key, static_cast<std::uint64_t>(e * H + h), p_attn) ? a * attn_scale : T(0);
         return a;
     };
+    const bool has_edges = options_.edge_dim > 0;
+    const auto edge_term = [&](EdgeId e, Eigen::Index h) { return has_edges ? cache.edge_score(e, h) : T(0); };
     // Column block of dout that head h's output went to.
     const auto head_col = [&](Eigen::Index h) { return options_.concat ? h * C : Eigen::Index(0); };
 
@@ -140,7 +201,7 @@ MatrixT<T> GatConvT<T>::backward(const MatrixT<T>& dout, const GatConvCache<T>& 
     // Pass 1, over destination rows i: the score gradient of every incoming edge.
     //   out_ih = Σ_e α'_eh xw_jh              ⇒ dα'_eh = dout_ih · xw_jh
     //   α = softmax(s) over the row          ⇒ ds_eh = α_eh (dα_eh − Σ_e' α_e'h dα_e'h)
-    //   s = LeakyReLU(z), z = a_src_j + a_dst_i ⇒ dz_eh = ds_eh · (z > 0 ? 1 : slope)
+    //   s = LeakyReLU(z), z = a_src_j + a_dst_i [+ edge_eh] ⇒ dz_eh = ds_eh · (z > 0 ? 1 : slope)
     MatrixT<T> dz(g.num_edges(), H);
     MatrixT<T> da_dst = MatrixT<T>::Zero(N, H);
 #pragma omp parallel for schedule(dynamic, 64)
@@ -159,11 +220,22 @@ MatrixT<T> GatConvT<T>::backward(const MatrixT<T>& dout, const GatConvCache<T>& 
             T row_sum = 0;
             for (EdgeId e = e0; e < e1; ++e) {
                 const T ds = cache.alpha(e, h) * (dz(e, h) - weighted);
-                const T z = cache.a_src(src[e], h) + cache.a_dst(i, h);
+                const T z = cache.a_src(src[e], h) + cache.a_dst(i, h) + edge_term(e, h);
                 dz(e, h) = z > T(0) ? ds : slope * ds;
                 row_sum += dz(e, h);
             }
             da_dst(i, h) = row_sum;
+        }
+    }
+
+    // Edge term: z_eh gains ē_e · v_h with v_h = W_e,h · a_edge[h] ⇒ dv = ēᵀ · dz (D×H), then
+    //   dW_e,h += dv_h a_edge[h]ᵀ   and   da_edge[h] += W_e,hᵀ dv_h.
+    if (has_edges) {
+        MatrixT<T> dv;
+        gemm_tn(cache.edge_attr, dz, dv);
+        for (Eigen::Index h = 0; h < H; ++h) {
+            lin_edge_.grad.middleCols(h * C, C).noalias() += dv.col(h) * att_edge_.value.row(h);
+            att_edge_.grad.row(h).noalias() += dv.col(h).transpose() * lin_edge_.value.middleCols(h * C, C);
         }
     }
 
@@ -213,6 +285,10 @@ void GatConvT<T>::parameters(ParameterList<T>& out) {
     out.push_back(&weight_);
     out.push_back(&att_src_);
     out.push_back(&att_dst_);
+    if (options_.edge_dim > 0) {
+        out.push_back(&lin_edge_);
+        out.push_back(&att_edge_);
+    }
     if (options_.bias) out.push_back(&bias_);
     if (options_.residual) out.push_back(&res_weight_);
 }

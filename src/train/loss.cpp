@@ -2,6 +2,7 @@
 
 #include "gatkit/core/error.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -43,8 +44,77 @@ LossResult<T> softmax_cross_entropy(const MatrixT<T>& logits, const std::vector<
     return r;
 }
 
+template <class T>
+LossResult<T> softmax_cross_entropy_rows(const MatrixT<T>& logits, const std::vector<int>& labels) {
+    std::vector<NodeId> rows(static_cast<std::size_t>(logits.rows()));
+    for (std::size_t i = 0; i < rows.size(); ++i) rows[i] = static_cast<NodeId>(i);
+    return softmax_cross_entropy(logits, labels, rows);
+}
+
+namespace {
+
+template <class T>
+std::size_t count_present(const char* who, const MatrixT<T>& pred, const MatrixT<T>& targets) {
+    if (pred.rows() != targets.rows() || pred.cols() != targets.cols())
+        throw ShapeError(std::string(who) + ": predictions are " + std::to_string(pred.rows()) + "x" + std::to_string(pred.cols()) +
+                         ", targets " + std::to_string(targets.rows()) + "x" + std::to_string(targets.cols()));
+    std::size_t present = 0;
+    for (Eigen::Index k = 0; k < targets.size(); ++k) present += !std::isnan(targets.data()[k]);
+    if (present == 0)
+        throw ConfigError(std::string(who) + ": all " + std::to_string(targets.size()) + " targets are missing (NaN)");
+    return present;
+}
+
+}  // namespace
+
+template <class T>
+LossResult<T> bce_with_logits(const MatrixT<T>& logits, const MatrixT<T>& targets) {
+    const std::size_t present = count_present("bce_with_logits", logits, targets);
+    LossResult<T> r;
+    r.dlogits = MatrixT<T>::Zero(logits.rows(), logits.cols());
+    const T inv = T(1) / static_cast<T>(present);
+    double total = 0;  // accumulate in double: the mean of many small terms
+    for (Eigen::Index k = 0; k < logits.size(); ++k) {
+        const T y = targets.data()[k];
+        if (std::isnan(y)) continue;  // missing label: no loss, no gradient
+        const T z = logits.data()[k];
+        // −[y log σ(z) + (1−y) log(1−σ(z))] rearranged so exp only sees −|z| ≤ 0.
+        total += static_cast<double>(std::max(z, T(0)) - z * y + std::log1p(std::exp(-std::abs(z))));
+        // σ(z) through exp(−|z|) too: for z ≥ 0, 1/(1+e^−z); for z < 0, e^z/(1+e^z).
+        const T ez = std::exp(-std::abs(z));
+        const T sigmoid = z >= T(0) ? T(1) / (T(1) + ez) : ez / (T(1) + ez);
+        r.dlogits.data()[k] = (sigmoid - y) * inv;
+    }
+    r.loss = static_cast<T>(total / static_cast<double>(present));
+    return r;
+}
+
+template <class T>
+LossResult<T> mse(const MatrixT<T>& pred, const MatrixT<T>& targets) {
+    const std::size_t present = count_present("mse", pred, targets);
+    LossResult<T> r;
+    r.dlogits = MatrixT<T>::Zero(pred.rows(), pred.cols());
+    const T inv = T(1) / static_cast<T>(present);
+    double total = 0;
+    for (Eigen::Index k = 0; k < pred.size(); ++k) {
+        const T y = targets.data()[k];
+        if (std::isnan(y)) continue;
+        const T diff = pred.data()[k] - y;
+        total += static_cast<double>(diff) * static_cast<double>(diff);
+        r.dlogits.data()[k] = T(2) * diff * inv;
+    }
+    r.loss = static_cast<T>(total / static_cast<double>(present));
+    return r;
+}
+
 template LossResult<float> softmax_cross_entropy(const MatrixT<float>&, const std::vector<int>&, const std::vector<NodeId>&);
 template LossResult<double> softmax_cross_entropy(const MatrixT<double>&, const std::vector<int>&, const std::vector<NodeId>&);
+template LossResult<float> softmax_cross_entropy_rows(const MatrixT<float>&, const std::vector<int>&);
+template LossResult<double> softmax_cross_entropy_rows(const MatrixT<double>&, const std::vector<int>&);
+template LossResult<float> bce_with_logits(const MatrixT<float>&, const MatrixT<float>&);
+template LossResult<double> bce_with_logits(const MatrixT<double>&, const MatrixT<double>&);
+template LossResult<float> mse(const MatrixT<float>&, const MatrixT<float>&);
+template LossResult<double> mse(const MatrixT<double>&, const MatrixT<double>&);
 template MatrixT<float> softmax_rows(const MatrixT<float>&);
 template MatrixT<double> softmax_rows(const MatrixT<double>&);
 

@@ -13,9 +13,37 @@ class ROMol;
 namespace gatkit::chem {
 
 // Parses and sanitises; throws ParseError("SMILES 'X' rejected by RDKit: <reason>").
+// Thread-safe: parses on several threads run in parallel (see RdkitLogCapture).
 std::unique_ptr<RDKit::ROMol> parse_smiles(const std::string& smiles);
 
 // Heavy-atom count of a parsed molecule.
 int atom_count(const RDKit::ROMol& mol);
+
+// While an RdkitLogCapture lives, what RDKit writes to its error and warning logs *from the
+// calling thread* is kept here instead of reaching stderr. Other threads are not affected, so
+// RDKit calls on several threads each get their own messages. Captures nest (the innermost
+// one receives). Wrap every RDKit call that may log (parsing, sanitising, file readers).
+//
+// How: RDKit's loggers are process-wide streams; on first use they are pointed (once) at a
+// stream whose buffer appends to the calling thread's active capture, or passes the text on
+// to the logger's previous destination when the thread has none.
+class RdkitLogCapture {
+public:
+    RdkitLogCapture();
+    ~RdkitLogCapture();
+    RdkitLogCapture(const RdkitLogCapture&) = delete;
+    RdkitLogCapture& operator=(const RdkitLogCapture&) = delete;
+
+    const std::string& errors() const { return errors_; }     // raw error-log text
+    const std::string& warnings() const { return warnings_; } // raw warning-log text
+    // The last line RDKit logged as an error, without its "[HH:MM:SS] " stamp; empty if none.
+    std::string last_error() const;
+
+private:
+    friend struct LogSink;
+    std::string errors_;
+    std::string warnings_;
+    RdkitLogCapture* outer_;
+};
 
 }  // namespace gatkit::chem

@@ -24,6 +24,28 @@ struct NodeDataset {
     int num_classes() const { return static_cast<int>(class_names.size()); }
 };
 
+// One small graph of a graph-level data set (a molecule, a TU graph).
+struct GraphSample {
+    Graph graph;      // edges in both directions for undirected graphs (bonds), no self-loops
+    Matrix x;         // N×F node (atom) features
+    Matrix edge_attr; // E×D edge (bond) features, row e = edge id e of `graph`; 0 columns if none
+};
+
+// Many small graphs with graph-level targets (molecules, TU data sets).
+struct GraphDataset {
+    std::string name;
+    std::vector<GraphSample> graphs;
+    Matrix targets;                        // B×T; NaN marks a missing label
+    std::vector<std::string> target_names; // T names (CSV columns, SD properties, "label")
+    std::vector<std::string> class_names;  // multi-class data (TU): target value k means class_names[k]
+    std::vector<std::size_t> source_rows;  // for each graph, its 1-based data row in the input file
+    std::vector<std::string> smiles;       // for molecules: the input SMILES of each graph (else empty)
+    std::vector<std::string> names;        // optional per-graph names/ids (else empty)
+    LoadReport report;                     // rows that did not become graphs, and why
+
+    std::size_t size() const { return graphs.size(); }
+};
+
 // Divides each feature row by its sum (rows summing to 0 stay 0), as PyG's NormalizeFeatures
 // and the GAT paper.
 void row_normalize(Matrix& features);

@@ -6,7 +6,7 @@
 //
 //   x'      = dropout(x, input_dropout)                      N×F
 //   xw      = x' · W                                         N×(H·C), head h in columns h·C .. h·C+C
-//   z_ijh   = a_src[h]ᵀ xw_jh + a_dst[h]ᵀ xw_ih
+//   z_ijh   = a_src[h]ᵀ xw_jh + a_dst[h]ᵀ xw_ih [+ a_edge[h]ᵀ (e_ij · W_e)_h]   (edge term when edge_dim > 0)
 //   e_ijh   = LeakyReLU(z_ijh, negative_slope)
 //   α_ijh   = softmax_{j ∈ S(i)} e_ijh                       (row max subtracted first)
 //   out_ih  = Σ_j dropout(α_ijh, dropout) · xw_jh            C per head
@@ -15,6 +15,13 @@
 // Shapes: x N×F; out N×(H·C) when concat, else N×C. The graph is the kernel CSR (graph.hpp).
 // Cost: O(N·F·H·C) for the projection, O(E·H·C) for the edge passes; extra memory O(E·H) for
 // α (per-edge scores only, never a per-edge message tensor E×H×C).
+//
+// Edge features (PyG edge_dim): edge_attr is E×D, row = edge id of the graph passed to forward
+// (for a GraphBatch, the graphs' edge rows stacked in batch order). W_e is D×(H·C), a_edge H×C.
+// The edge term is linear in e_ij, so it is computed as e_ij · v_h with v_h = W_e,h · a_edge[h]
+// (D per head): O(E·D·H) time, E×H scores cached, never the E×H×C projection e_ij · W_e.
+// With add_self_loops, the added loop of node i carries the mean of the attributes of i's
+// incoming edges other than self-loops (PyG fill_value = "mean"), zeros when it has none.
 //
 // A node with no incoming edge (possible only with add_self_loops = false) attends to nothing:
 // its attention output is 0, so out_i = bias (+ residual). Never NaN.
@@ -45,6 +52,7 @@ struct GatConvOptions {
     bool add_self_loops = true;   // remove existing self-loops, add one per node
     bool bias = true;
     bool residual = false;        // add x'·W_res (no bias), W_res F×out_width
+    Eigen::Index edge_dim = 0;    // D, edge feature width; 0 = no edge features
 };
 
 template <class T>
@@ -55,6 +63,8 @@ struct GatConvCache {
     MatrixT<T> a_src;              // N×H  a_src[h]ᵀ xw_jh
     MatrixT<T> a_dst;              // N×H  a_dst[h]ᵀ xw_ih
     MatrixT<T> alpha;              // E×H  attention coefficients before attention dropout
+    MatrixT<T> edge_attr;          // E×D  attributes of cache.graph's edges (loops: the mean), edge_dim > 0 only
+    MatrixT<T> edge_score;         // E×H  a_edge[h]ᵀ (e_ij · W_e)_h, edge_dim > 0 only
     DropoutCache input_drop;
     DropoutCache attn_drop;
 };
@@ -66,9 +76,12 @@ public:
 
     Eigen::Index out_width() const { return options_.concat ? options_.heads * options_.out : options_.out; }
 
-    // rng is needed only when training with dropout.
-    MatrixT<T> forward(const Graph& graph, const MatrixT<T>& x, GatConvCache<T>& cache, bool training, Rng* rng = nullptr) const;
-    // Accumulates parameter gradients; returns dx (empty when need_dx is false).
+    // rng is needed only when training with dropout. edge_attr (E×D, E = graph.num_edges()) is
+    // required when edge_dim > 0 and must be null otherwise.
+    MatrixT<T> forward(const Graph& graph, const MatrixT<T>& x, GatConvCache<T>& cache, bool training, Rng* rng = nullptr,
+                       const MatrixT<T>* edge_attr = nullptr) const;
+    // Accumulates parameter gradients (lin_edge and att_edge too; no gradient for edge_attr);
+    // returns dx (empty when need_dx is false).
     MatrixT<T> backward(const MatrixT<T>& dout, const GatConvCache<T>& cache, bool need_dx = true);
 
     void parameters(ParameterList<T>& out);
@@ -80,8 +93,14 @@ public:
     ParameterT<T>& att_dst() { return att_dst_; }
     ParameterT<T>& bias() { return bias_; }
     ParameterT<T>& res_weight() { return res_weight_; }
+    ParameterT<T>& lin_edge() { return lin_edge_; }
+    ParameterT<T>& att_edge() { return att_edge_; }
 
 private:
+    // Fills cache.edge_attr (attributes of g's edges; g is graph or its self-looped version) and
+    // cache.edge_score (E×H).
+    void edge_scores(const Graph& graph, const Graph& g, const MatrixT<T>& edge_attr, GatConvCache<T>& cache) const;
+
     GatConvOptions options_;
     std::string name_;
     ParameterT<T> weight_;      // F×(H·C)
@@ -89,6 +108,8 @@ private:
     ParameterT<T> att_dst_;     // H×C
     ParameterT<T> bias_;        // 1×out_width (0×0 without bias)
     ParameterT<T> res_weight_;  // F×out_width (0×0 without residual)
+    ParameterT<T> lin_edge_;    // D×(H·C), no bias (0×0 without edge features)
+    ParameterT<T> att_edge_;    // H×C (0×0 without edge features)
 };
 
 using GatConv = GatConvT<float>;

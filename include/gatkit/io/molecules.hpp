@@ -1,0 +1,56 @@
+// Molecule files (CSV with a SMILES column, .smi, SDF; each optionally gzip-compressed) into a
+// GraphDataset of featurised molecules (chem/featurize.hpp), with per-row bookkeeping so that
+// predictions can keep one output row per input row.
+//
+// * CSV (RFC 4180, header row): the SMILES column is options.smiles_column, or else the one
+//   column named "smiles" in any case. Surrounding spaces of a SMILES are trimmed. Target cells:
+//   empty (or "nan") is a missing label (NaN); anything else must be a number.
+// * .smi: one molecule per line, "SMILES [name]" separated by spaces or tabs; a first line
+//   whose first word is "smiles" (any case) is a header and skipped; '#' lines are comments.
+//   No targets.
+// * SDF: each record is read by RDKit (MolBlockToMol, sanitised, hydrogens removed); targets
+//   are the SD properties named in target_columns (a missing property is a missing label);
+//   data.smiles holds RDKit's canonical SMILES, data.names the record names, source_rows the
+//   record numbers (1-based).
+//
+// Bad files throw: ConfigError for a wrong column name (listing the columns), ParseError for
+// a non-numeric label ("FILE:LINE: column 'p_np': label 'abc' is not a number"), for a file
+// that is not text/CSV, and when no row gives a valid molecule. Bad molecules do not throw:
+// each becomes a LoadReport entry (file, line, SMILES, RDKit's reason) and an entry in
+// error_of_record. RDKit's log output is captured, never printed.
+//
+// Molecules are parsed and featurised in parallel (OpenMP); the result is in input order and
+// identical for any thread count.
+#pragma once
+
+#include "gatkit/io/dataset.hpp"
+
+#include <string>
+#include <vector>
+
+namespace gatkit {
+
+struct MoleculeReadOptions {
+    std::string format = "auto";             // auto|csv|smi|sdf; auto: from the extension (.csv/.smi/.sdf, each optionally .gz)
+    std::string smiles_column{};             // CSV; empty: the column named smiles/SMILES/Smiles (any case)
+    std::vector<std::string> target_columns{}; // CSV columns or SD properties; empty for prediction
+};
+
+struct MoleculeTable {
+    GraphDataset data;                                // the valid molecules, in input order
+    std::vector<std::string> header;                  // CSV: its header; smi: {smiles, name}; sdf: {smiles, targets...}
+    std::vector<std::vector<std::string>> records;    // every data row, valid or not, in input order
+                                                      // (CSV: its fields; smi: smiles[, name];
+                                                      //  sdf: RDKit's SMILES or empty, then the named properties)
+    std::vector<long> graph_of_record;                // index into data.graphs, or -1 when the row failed
+    std::vector<std::string> error_of_record;         // empty, or why the row failed
+
+    std::size_t num_records() const { return records.size(); }
+};
+
+MoleculeTable load_molecules(const std::string& path, const MoleculeReadOptions& options = {});
+
+// "csv", "smi" or "sdf" for a path (".gz" ignored); throws ConfigError for other extensions.
+std::string molecule_format_of(const std::string& path);
+
+}  // namespace gatkit
