@@ -14,21 +14,38 @@ void add_info_command(CLI::App& app, Action& action) {
     c->add_option("--model", *path, "Model file")->required();
     c->callback([&action, path] {
         action = [path] {
+            if (model_kind(*path) == "fingerprint") {
+                const LoadedFingerprintModel fp = load_fingerprint_model(*path);
+                std::cout << "model:      " << *path << "\n"
+                          << "type:       fingerprint baseline (Morgan radius " << fp.model.options().radius << ", "
+                          << fp.model.options().n_bits << " bits), " << fp.target_type << "\n"
+                          << "targets:    ";
+                for (std::size_t i = 0; i < fp.info.target_names.size(); ++i) std::cout << (i ? ", " : "") << fp.info.target_names[i];
+                std::cout << "\ntrained on: " << fp.info.data_name << "\n";
+                for (const auto& [name, value] : fp.info.metrics) std::cout << "metric:     " << name << " = " << value << "\n";
+                return 0;
+            }
             Model model = load_model(*path);
             const ModelConfig& k = model.config();
+            const ModelInfo& info = model.info();
             std::cout << "model:      " << *path << "\n"
-                      << "task:       " << k.task << "\n"
+                      << "task:       " << k.task << (k.task == "graph" ? ", " + k.target_type : "") << "\n"
                       << "conv:       " << k.conv << ", " << k.layers << " layers, " << k.heads << " heads x " << k.hidden
-                      << " hidden, " << k.out_heads << " output heads, activation " << to_string(k.activation) << "\n"
+                      << " hidden, activation " << to_string(k.activation);
+            if (k.task == "node") std::cout << ", " << k.out_heads << " output heads";
+            if (k.task == "graph")
+                std::cout << ", edge features " << k.edge_dim << ", readout " << k.readout << ", MLP head " << k.mlp_hidden << " hidden";
+            std::cout << "\n"
                       << "dropout:    " << k.dropout << " (inputs), " << k.attn_dropout << " (attention)\n"
-                      << "inputs:     " << k.in_features << " features, normalisation " << model.info().feature_normalization << "\n"
-                      << "classes:    " << k.num_classes << " (";
-            for (std::size_t i = 0; i < model.info().class_names.size(); ++i)
-                std::cout << (i ? ", " : "") << model.info().class_names[i];
+                      << "inputs:     " << k.in_features << " features, "
+                      << (k.task == "node" ? "normalisation " + info.feature_normalization : "featurizer " + info.featurizer) << "\n";
+            const auto& names = k.task == "graph" && k.target_type != "multiclass" ? info.target_names : info.class_names;
+            std::cout << (k.task == "graph" && k.target_type != "multiclass" ? "targets:    " : "classes:    ") << names.size() << " (";
+            for (std::size_t i = 0; i < names.size(); ++i) std::cout << (i ? ", " : "") << names[i];
             std::cout << ")\n"
                       << "parameters: " << model.parameter_count() << "\n"
-                      << "trained on: " << model.info().data_name << "\n";
-            for (const auto& [name, value] : model.info().metrics) std::cout << "metric:     " << name << " = " << value << "\n";
+                      << "trained on: " << info.data_name << "\n";
+            for (const auto& [name, value] : info.metrics) std::cout << "metric:     " << name << " = " << value << "\n";
             return 0;
         };
     });

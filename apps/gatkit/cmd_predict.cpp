@@ -1,4 +1,5 @@
-// gatkit predict — class probabilities for every node of a graph, from a saved model.
+// gatkit predict — node classes for every node of a graph, or properties of molecules.
+#include "args.hpp"
 #include "common.hpp"
 
 #include "gatkit/core/parallel.hpp"
@@ -14,16 +15,7 @@
 
 namespace gatkit::cli {
 
-namespace {
-
-struct PredictArgs {
-    std::string model, data, out;
-    int threads = 0;
-};
-
-int run_predict(const PredictArgs& a) {
-    if (a.threads > 0) set_thread_count(a.threads);
-    check_output_path("--out", a.out);
+int run_node_predict(const PredictArgs& a) {
     Model model = load_model(a.model);
     NodeDataset data = load_linqs(a.data);
     if (data.features.cols() != model.config().in_features)
@@ -52,14 +44,32 @@ int run_predict(const PredictArgs& a) {
     return 0;
 }
 
+namespace {
+
+int run_predict(const PredictArgs& a) {
+    if (a.threads > 0) set_thread_count(a.threads);
+    if (a.data.empty() == a.smiles.empty()) throw UserError("predict needs exactly one of --data and --smiles");
+    if (a.smiles.empty() && a.out.empty()) throw UserError("predict --data needs --out");
+    if (!a.out.empty() && a.out != "-") check_output_path("--out", a.out);
+    const std::string kind = model_kind(a.model);
+    if (kind == "node") {
+        if (!a.smiles.empty()) throw UserError("--smiles needs a molecule model; " + a.model + " is a node model");
+        return run_node_predict(a);
+    }
+    return run_graph_predict(a);
+}
+
 }  // namespace
 
 void add_predict_command(CLI::App& app, Action& action) {
     auto a = std::make_shared<PredictArgs>();
     CLI::App* c = app.add_subcommand("predict", "Predict with a trained model");
     c->add_option("--model", a->model, "Model file from gatkit train")->required();
-    c->add_option("--data", a->data, "Data in the format the model was trained on")->required();
-    c->add_option("--out", a->out, "Predictions CSV: node_id,predicted_class,p_<class>...")->required();
+    c->add_option("--data", a->data, "Data in the format the model was trained on");
+    c->add_option("--smiles", a->smiles, "One molecule; its prediction goes to stdout");
+    c->add_option("--smiles-column", a->smiles_column, "CSV column with the SMILES (default: as in training)");
+    c->add_option("--out", a->out, "Predictions CSV (node: node_id,predicted_class,p_<class>...; molecules: the input columns, "
+                                   "one column per target, error)");
     c->add_option("--threads", a->threads, "Threads (default: all cores)")->check(CLI::PositiveNumber);
     c->callback([&action, a] { action = [a] { return run_predict(*a); }; });
 }

@@ -1,4 +1,5 @@
-// gatkit train — node classification on a citation graph (LINQS format).
+// gatkit train — registers the options; node and graph tasks run in their own files.
+#include "args.hpp"
 #include "common.hpp"
 
 #include "gatkit/core/parallel.hpp"
@@ -14,34 +15,31 @@ namespace gatkit::cli {
 
 namespace {
 
-struct TrainArgs {
-    std::string task = "node", data, format = "auto", split = "planetoid", split_file, split_sizes;
-    std::string conv = "gat", mask = "edges", pe = "none", optimizer = "adam", activation = "elu";
-    int layers = 2, heads = 8, hidden = 8, out_heads = 1, epochs = 1000, patience = 100, batch_size = 64, threads = 0;
-    double dropout = 0.6, attn_dropout = 0.6, lr = 0.005, weight_decay = 5e-4, negative_slope = 0.2;
-    std::uint64_t seed = 0;
-    bool residual = false, quiet = false;
-    std::string out, metrics_json;
-};
-
 void require_available(const std::string& flag, const std::string& value, const std::string& supported, const std::string& later) {
     if (value != supported)
         throw UserError(flag + " " + value + " is not available in this version (available: " + supported + ")", later);
 }
 
 int run_train(const TrainArgs& a) {
-    require_available("--task", a.task, "node", "graph, link and edge tasks are planned (molecules, social graphs)");
     require_available("--conv", a.conv, "gat", "gatv2 and transformer layers are planned");
     require_available("--mask", a.mask, "edges", "khop:K and full masks are planned");
     require_available("--pe", a.pe, "none", "lap:K and rw:K positional encodings are planned");
-    if (a.format != "auto" && a.format != "linqs")
-        throw UserError("--format " + a.format + " is not available for --task node (available: auto, linqs)");
-    if (a.split != "planetoid")
-        throw UserError("--split " + a.split + " is not available for --task node (available: planetoid, or --split-file)");
+    if (a.task != "node" && a.task != "graph")
+        throw UserError("--task " + a.task + " is not available in this version (available: node, graph)",
+                        "link and edge tasks are planned (social graphs)");
     if (a.threads > 0) set_thread_count(a.threads);
     check_output_path("--out", a.out);
     check_output_path("--metrics-json", a.metrics_json);
+    return a.task == "node" ? run_node_train(a) : run_graph_train(a);
+}
 
+}  // namespace
+
+int run_node_train(const TrainArgs& a) {
+    if (a.format != "auto" && a.format != "linqs")
+        throw UserError("--format " + a.format + " is not available for --task node (available: auto, linqs)");
+    if (!a.split.empty() && a.split != "planetoid")
+        throw UserError("--split " + a.split + " is not available for --task node (available: planetoid, or --split-file)");
     NodeDataset data = load_linqs(a.data);
     const bool progress = !a.quiet && stderr_is_terminal();
     if (!a.quiet) {
@@ -61,12 +59,12 @@ int run_train(const TrainArgs& a) {
     ModelConfig config;
     config.in_features = static_cast<int>(data.features.cols());
     config.num_classes = data.num_classes();
-    config.layers = a.layers;
-    config.heads = a.heads;
-    config.hidden = a.hidden;
+    config.layers = a.layers.value_or(2);
+    config.heads = a.heads.value_or(8);
+    config.hidden = a.hidden.value_or(8);
     config.out_heads = a.out_heads;
-    config.dropout = a.dropout;
-    config.attn_dropout = a.attn_dropout;
+    config.dropout = a.dropout.value_or(0.6);
+    config.attn_dropout = a.attn_dropout.value_or(0.6);
     config.negative_slope = a.negative_slope;
     config.residual = a.residual;
     config.activation = parse_activation(a.activation);
@@ -75,9 +73,9 @@ int run_train(const TrainArgs& a) {
     model.info().data_name = data.name;
 
     NodeTrainOptions options;
-    options.epochs = a.epochs;
-    options.patience = a.patience;
-    options.adam = {.lr = a.lr, .weight_decay = a.weight_decay, .decoupled = a.optimizer == "adamw"};
+    options.epochs = a.epochs.value_or(1000);
+    options.patience = a.patience.value_or(100);
+    options.adam = {.lr = a.lr.value_or(0.005), .weight_decay = a.weight_decay.value_or(5e-4), .decoupled = a.optimizer == "adamw"};
     options.seed = train_seed;
     const auto on_epoch = [&](const EpochStats& s) {
         if (!progress) return;
@@ -115,36 +113,49 @@ int run_train(const TrainArgs& a) {
     return 0;
 }
 
-}  // namespace
-
 void add_train_command(CLI::App& app, Action& action) {
     auto a = std::make_shared<TrainArgs>();
     CLI::App* c = app.add_subcommand("train", "Train a model and write it to --out");
-    c->add_option("--task", a->task, "node|graph|link|edge")->capture_default_str();
-    c->add_option("--data", a->data, "Data: for node tasks a folder with X.content[.gz] + X.cites[.gz], or their prefix")->required();
-    c->add_option("--format", a->format, "auto|linqs")->capture_default_str();
-    c->add_option("--split", a->split, "planetoid (20 per class, 500 val, 1000 test)")->capture_default_str();
-    c->add_option("--split-file", a->split_file, "CSV node_id,split (train|val|test) instead of --split");
-    c->add_option("--split-sizes", a->split_sizes, "Fractions for random splits (graph and link tasks)");
+    c->add_option("--task", a->task, "node|graph")->capture_default_str();
+    c->add_option("--data", a->data,
+                  "node: folder with X.content[.gz] + X.cites[.gz], or their prefix; graph: CSV/.smi/.sdf[.gz] of molecules, "
+                  "or a TU folder")
+        ->required();
+    c->add_option("--format", a->format, "auto|linqs|csv|smi|sdf|tu")->capture_default_str();
+    c->add_option("--smiles-column", a->smiles_column, "CSV column with the SMILES (default: the one named smiles)");
+    c->add_option("--target-columns", a->target_columns, "Label columns (CSV) or SD properties")->delimiter(',');
+    c->add_option("--target-type", a->target_type, "binary|multiclass|regression (default: inferred, see docs/cli.md)");
+    c->add_option("--model-type", a->model_type, "gat | fingerprint (Morgan bits + logistic/ridge baseline)")->capture_default_str();
+    c->add_option("--on-invalid", a->on_invalid, "skip|fail: what to do with rows RDKit rejects")
+        ->check(CLI::IsMember({"skip", "fail"}))
+        ->capture_default_str();
+    c->add_option("--invalid-out", a->invalid_out, "Write skipped rows as CSV row,smiles,reason (default: MODEL.invalid.csv)");
+    c->add_option("--split", a->split, "node: planetoid; graph: random|stratified|scaffold|kfold:K (default random)");
+    c->add_option("--split-file", a->split_file, "node: CSV node_id,split (train|val|test) instead of --split");
+    c->add_option("--split-sizes", a->split_sizes, "graph: train,val,test fractions")->capture_default_str();
+    c->add_option("--split-column", a->split_column, "graph: a CSV column holding train|val|test");
     c->add_option("--conv", a->conv, "Attention layer: gat")->capture_default_str();
     c->add_option("--mask", a->mask, "Who attends to whom: edges")->capture_default_str();
     c->add_option("--pe", a->pe, "Positional encoding: none")->capture_default_str();
-    c->add_option("--layers", a->layers, "Attention layers")->capture_default_str();
-    c->add_option("--heads", a->heads, "Heads per hidden layer")->capture_default_str();
-    c->add_option("--hidden", a->hidden, "Channels per head")->capture_default_str();
-    c->add_option("--out-heads", a->out_heads, "Heads of the output layer (averaged)")->capture_default_str();
+    c->add_option("--layers", a->layers, "Attention layers (node 2, graph 3)");
+    c->add_option("--heads", a->heads, "Heads per hidden layer (node 8, graph 4)");
+    c->add_option("--hidden", a->hidden, "Channels per head (node 8, graph 64)");
+    c->add_option("--out-heads", a->out_heads, "node: heads of the output layer (averaged)")->capture_default_str();
+    c->add_option("--readout", a->readout, "graph: mean|sum|max|attention")->capture_default_str();
+    c->add_option("--mlp-hidden", a->mlp_hidden, "graph: hidden width of the MLP head")->capture_default_str();
+    c->add_flag("--no-edge-features", a->no_edge_features, "graph: leave bond features out of the attention score");
     c->add_option("--activation", a->activation, "Between layers: elu|relu|leaky_relu")->capture_default_str();
     c->add_option("--negative-slope", a->negative_slope, "LeakyReLU slope in the attention score")->capture_default_str();
     c->add_flag("--residual", a->residual, "Residual connections in every layer");
-    c->add_option("--dropout", a->dropout, "Dropout on layer inputs")->capture_default_str();
-    c->add_option("--attn-dropout", a->attn_dropout, "Dropout on attention coefficients")->capture_default_str();
-    c->add_option("--epochs", a->epochs, "Maximum epochs")->capture_default_str();
-    c->add_option("--lr", a->lr, "Learning rate")->capture_default_str();
-    c->add_option("--weight-decay", a->weight_decay, "L2 weight decay (decoupled with --optimizer adamw)")->capture_default_str();
+    c->add_option("--dropout", a->dropout, "Dropout on layer inputs (node 0.6, graph 0)");
+    c->add_option("--attn-dropout", a->attn_dropout, "Dropout on attention coefficients (node 0.6, graph 0)");
+    c->add_option("--epochs", a->epochs, "Maximum epochs (node 1000, graph 100)");
+    c->add_option("--lr", a->lr, "Learning rate (node 0.005, graph 0.001)");
+    c->add_option("--weight-decay", a->weight_decay, "L2 weight decay; decoupled with --optimizer adamw (node 5e-4, graph 0)");
     c->add_option("--optimizer", a->optimizer, "adam|adamw")->check(CLI::IsMember({"adam", "adamw"}))->capture_default_str();
-    c->add_option("--patience", a->patience, "Early stopping patience in epochs (0: off)")->capture_default_str();
-    c->add_option("--batch-size", a->batch_size, "Graphs per batch (graph tasks)")->capture_default_str();
-    c->add_option("--seed", a->seed, "Seed for the split, initialisation and dropout")->capture_default_str();
+    c->add_option("--patience", a->patience, "Early stopping patience in epochs, 0: off (node 100, graph 20)");
+    c->add_option("--batch-size", a->batch_size, "graph: graphs per batch")->capture_default_str();
+    c->add_option("--seed", a->seed, "Seed for the split, initialisation, shuffling and dropout")->capture_default_str();
     c->add_option("--threads", a->threads, "Threads (default: all cores)")->check(CLI::PositiveNumber);
     c->add_option("--out", a->out, "Model file to write")->required();
     c->add_option("--metrics-json", a->metrics_json, "Write metrics as one JSON object");

@@ -17,13 +17,25 @@ using nlohmann::json;
 namespace {
 
 json config_to_json(const ModelConfig& c) {
-    return {{"task", c.task},         {"conv", c.conv},
-            {"in_features", c.in_features}, {"num_classes", c.num_classes},
-            {"layers", c.layers},     {"heads", c.heads},
-            {"hidden", c.hidden},     {"out_heads", c.out_heads},
-            {"dropout", c.dropout},   {"attn_dropout", c.attn_dropout},
-            {"negative_slope", c.negative_slope}, {"residual", c.residual},
-            {"add_self_loops", c.add_self_loops}, {"activation", to_string(c.activation)}};
+    return {{"task", c.task},
+            {"conv", c.conv},
+            {"in_features", c.in_features},
+            {"num_classes", c.num_classes},
+            {"layers", c.layers},
+            {"heads", c.heads},
+            {"hidden", c.hidden},
+            {"out_heads", c.out_heads},
+            {"dropout", c.dropout},
+            {"attn_dropout", c.attn_dropout},
+            {"negative_slope", c.negative_slope},
+            {"residual", c.residual},
+            {"add_self_loops", c.add_self_loops},
+            {"activation", to_string(c.activation)},
+            {"edge_dim", c.edge_dim},
+            {"readout", c.readout},
+            {"mlp_hidden", c.mlp_hidden},
+            {"mlp_dropout", c.mlp_dropout},
+            {"target_type", c.target_type}};
 }
 
 ModelConfig config_from_json(const json& j) {
@@ -42,12 +54,22 @@ ModelConfig config_from_json(const json& j) {
     c.residual = j.at("residual").get<bool>();
     c.add_self_loops = j.at("add_self_loops").get<bool>();
     c.activation = parse_activation(j.at("activation").get<std::string>());
+    c.edge_dim = j.value("edge_dim", 0);
+    c.readout = j.value("readout", std::string("mean"));
+    c.mlp_hidden = j.value("mlp_hidden", 256);
+    c.mlp_dropout = j.value("mlp_dropout", 0.0);
+    c.target_type = j.value("target_type", std::string());
     return c;
 }
 
 json info_to_json(const ModelInfo& info) {
     return {{"class_names", info.class_names},
+            {"target_names", info.target_names},
+            {"target_mean", info.target_mean},
+            {"target_std", info.target_std},
             {"feature_normalization", info.feature_normalization},
+            {"featurizer", info.featurizer},
+            {"smiles_column", info.smiles_column},
             {"data_name", info.data_name},
             {"metrics", info.metrics}};
 }
@@ -55,7 +77,12 @@ json info_to_json(const ModelInfo& info) {
 ModelInfo info_from_json(const json& j) {
     ModelInfo info;
     info.class_names = j.at("class_names").get<std::vector<std::string>>();
+    info.target_names = j.value("target_names", std::vector<std::string>());
+    info.target_mean = j.value("target_mean", std::vector<double>());
+    info.target_std = j.value("target_std", std::vector<double>());
     info.feature_normalization = j.at("feature_normalization").get<std::string>();
+    info.featurizer = j.value("featurizer", std::string());
+    info.smiles_column = j.value("smiles_column", std::string());
     info.data_name = j.value("data_name", std::string());
     info.metrics = j.value("metrics", std::map<std::string, double>());
     return info;
@@ -63,99 +90,182 @@ ModelInfo info_from_json(const json& j) {
 
 }  // namespace
 
-void save_model(const std::string& path, Model& model) {
+namespace {
+
+// The bytes of a safetensors file for named float tensors and gatkit metadata.
+std::string safetensors_bytes(const std::vector<std::pair<std::string, const Matrix*>>& tensors, const json& metadata) {
     json header;
     std::string data;
-    for (const auto* p : model.parameters()) {
-        const std::size_t bytes = static_cast<std::size_t>(p->value.size()) * sizeof(float);
-        header[p->name] = {{"dtype", "F32"},
-                           {"shape", {p->value.rows(), p->value.cols()}},
-                           {"data_offsets", {data.size(), data.size() + bytes}}};
+    for (const auto& [name, m] : tensors) {
+        const std::size_t bytes = static_cast<std::size_t>(m->size()) * sizeof(float);
+        header[name] = {{"dtype", "F32"}, {"shape", {m->rows(), m->cols()}}, {"data_offsets", {data.size(), data.size() + bytes}}};
         // x86-64 and AArch64 Linux are little-endian, which is what safetensors stores.
-        data.append(reinterpret_cast<const char*>(p->value.data()), bytes);
+        data.append(reinterpret_cast<const char*>(m->data()), bytes);
     }
-    header["__metadata__"] = {{"format", "gatkit"},
-                              {"format_version", std::to_string(kModelFormatVersion)},
-                              {"config", config_to_json(model.config()).dump()},
-                              {"info", info_to_json(model.info()).dump()}};
+    header["__metadata__"] = metadata;
     std::string text = header.dump();
     text.append((8 - text.size() % 8) % 8, ' ');
     std::string bytes(8, '\0');
-    std::uint64_t n = text.size();
+    const std::uint64_t n = text.size();
     for (int k = 0; k < 8; ++k) bytes[k] = static_cast<char>((n >> (8 * k)) & 0xff);
-    bytes += text;
-    bytes += data;
-    write_file_atomically(path, bytes);
+    return bytes + text + data;
+}
+
+// A gatkit model file read and checked up to its metadata; tensors are read on demand.
+struct GatkitFile {
+    std::string path;
+    std::string bytes;
+    json header;
+    std::size_t data_start = 0;
+
+    ParseError bad(const std::string& why) const { return ParseError("model file '" + path + "': " + why); }
+
+    // safetensors metadata values are strings; anything else is shown as its JSON text (json::value
+    // would throw a type_error that is not a gatkit::Error).
+    static std::string text_of(const json& object, const char* key) {
+        const auto it = object.find(key);
+        return it == object.end() ? std::string() : it->is_string() ? it->get<std::string>() : it->dump();
+    }
+    const json& meta() const { return header["__metadata__"]; }
+    std::string model_type() const {
+        const std::string t = text_of(meta(), "model_type");
+        return t.empty() ? "gat" : t;
+    }
+
+    explicit GatkitFile(const std::string& p) : path(p) {
+        std::ifstream in(path, std::ios::binary);
+        if (!in) throw IoError("cannot open model file '" + path + "': " + std::strerror(errno));
+        std::ostringstream buf;
+        buf << in.rdbuf();
+        bytes = buf.str();
+        if (bytes.size() < 8) throw bad("truncated (" + std::to_string(bytes.size()) + " bytes; not a safetensors file)");
+        std::uint64_t n = 0;
+        for (int k = 0; k < 8; ++k) n |= static_cast<std::uint64_t>(static_cast<unsigned char>(bytes[k])) << (8 * k);
+        if (n > bytes.size() - 8)
+            throw bad("header length " + std::to_string(n) + " exceeds the file size " + std::to_string(bytes.size()) +
+                      " (truncated, or not a safetensors file)");
+        try {
+            header = json::parse(bytes.substr(8, n));
+        } catch (const json::exception& e) {
+            throw bad(std::string("header is not valid JSON: ") + e.what());
+        }
+        if (!header.is_object() || !header.contains("__metadata__") || !header["__metadata__"].is_object() ||
+            text_of(header["__metadata__"], "format") != "gatkit")
+            throw bad("unsupported model file: a safetensors file without gatkit metadata");
+        const std::string version = text_of(meta(), "format_version");
+        if (version != std::to_string(kModelFormatVersion))
+            throw bad("unsupported model file format version '" + version + "' (this gatkit reads version " +
+                      std::to_string(kModelFormatVersion) + ")");
+        data_start = 8 + n;
+    }
+
+    json meta_json(const char* key) const {
+        try {
+            return json::parse(meta().at(key).get<std::string>());
+        } catch (const json::exception& e) {
+            throw bad(std::string("metadata is incomplete or malformed: ") + e.what());
+        }
+    }
+
+    // Reads tensor `name` into `m`; with expected shape unless m is empty (then any 2-D shape).
+    void read(const std::string& name, Matrix& m) const {
+        if (!header.contains(name)) throw bad("tensor '" + name + "' is missing");
+        const json& t = header[name];
+        const std::size_t data_size = bytes.size() - data_start;
+        try {
+            if (t.at("dtype").get<std::string>() != "F32")
+                throw bad("tensor '" + name + "' has dtype " + t.at("dtype").get<std::string>() + ", expected F32");
+            const auto shape = t.at("shape").get<std::vector<std::int64_t>>();
+            const bool any = m.size() == 0 && m.rows() == 0;
+            if (shape.size() != 2 || shape[0] < 0 || shape[1] < 0 || (!any && (shape[0] != m.rows() || shape[1] != m.cols())))
+                throw bad("tensor '" + name + "' has shape " + t.at("shape").dump() + ", expected [" + std::to_string(m.rows()) + "," +
+                          std::to_string(m.cols()) + "]");
+            const auto off = t.at("data_offsets").get<std::vector<std::uint64_t>>();
+            const std::size_t want = static_cast<std::size_t>(shape[0]) * static_cast<std::size_t>(shape[1]) * sizeof(float);
+            if (off.size() != 2 || off[0] > off[1] || off[1] > data_size || off[1] - off[0] != want)
+                throw bad("tensor '" + name + "' has data offsets " + t.at("data_offsets").dump() + " outside the " +
+                          std::to_string(data_size) + " data bytes (truncated file?)");
+            if (any) m.resize(shape[0], shape[1]);
+            std::memcpy(m.data(), bytes.data() + data_start + off[0], want);
+        } catch (const json::exception& e) {
+            throw bad("tensor '" + name + "' entry is malformed: " + e.what());
+        }
+    }
+};
+
+json base_metadata(const std::string& model_type) {
+    return {{"format", "gatkit"}, {"format_version", std::to_string(kModelFormatVersion)}, {"model_type", model_type}};
+}
+
+}  // namespace
+
+void save_model(const std::string& path, Model& model) {
+    std::vector<std::pair<std::string, const Matrix*>> tensors;
+    for (const auto* p : model.parameters()) tensors.emplace_back(p->name, &p->value);
+    json meta = base_metadata("gat");
+    meta["config"] = config_to_json(model.config()).dump();
+    meta["info"] = info_to_json(model.info()).dump();
+    write_file_atomically(path, safetensors_bytes(tensors, meta));
 }
 
 Model load_model(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw IoError("cannot open model file '" + path + "': " + std::strerror(errno));
-    std::ostringstream buf;
-    buf << in.rdbuf();
-    const std::string bytes = buf.str();
-    const auto bad = [&](const std::string& why) { return ParseError("model file '" + path + "': " + why); };
-    if (bytes.size() < 8) throw bad("truncated (" + std::to_string(bytes.size()) + " bytes; not a safetensors file)");
-    std::uint64_t n = 0;
-    for (int k = 0; k < 8; ++k) n |= static_cast<std::uint64_t>(static_cast<unsigned char>(bytes[k])) << (8 * k);
-    if (n > bytes.size() - 8)
-        throw bad("header length " + std::to_string(n) + " exceeds the file size " + std::to_string(bytes.size()) +
-                  " (truncated, or not a safetensors file)");
-    json header;
-    try {
-        header = json::parse(bytes.substr(8, n));
-    } catch (const json::exception& e) {
-        throw bad(std::string("header is not valid JSON: ") + e.what());
-    }
-    // safetensors metadata values are strings; anything else is shown as its JSON text (json::value
-    // would throw a type_error that is not a gatkit::Error).
-    const auto text_of = [](const json& object, const char* key) {
-        const auto it = object.find(key);
-        return it == object.end() ? std::string() : it->is_string() ? it->get<std::string>() : it->dump();
-    };
-    if (!header.is_object() || !header.contains("__metadata__") || !header["__metadata__"].is_object() ||
-        text_of(header["__metadata__"], "format") != "gatkit")
-        throw bad("unsupported model file: a safetensors file without gatkit metadata");
-    const json& meta = header["__metadata__"];
-    const std::string version = text_of(meta, "format_version");
-    if (version != std::to_string(kModelFormatVersion))
-        throw bad("unsupported model file format version '" + version + "' (this gatkit reads version " +
-                  std::to_string(kModelFormatVersion) + ")");
+    const GatkitFile file(path);
+    if (file.model_type() != "gat")
+        throw file.bad("holds a '" + file.model_type() + "' model, not an attention model");
     ModelConfig config;
     ModelInfo info;
     try {
-        config = config_from_json(json::parse(meta.at("config").get<std::string>()));
+        config = config_from_json(file.meta_json("config"));
         config.validate();  // here, so a bad value is reported with the file's name
-        info = info_from_json(json::parse(meta.at("info").get<std::string>()));
+        info = info_from_json(file.meta_json("info"));
     } catch (const json::exception& e) {
-        throw bad(std::string("metadata is incomplete or malformed: ") + e.what());
+        throw file.bad(std::string("metadata is incomplete or malformed: ") + e.what());
     } catch (const ConfigError& e) {
-        throw bad(e.what());
+        throw file.bad(e.what());
     }
     Model model(config, 0);
     model.info() = info;
-    const std::size_t data_start = 8 + n, data_size = bytes.size() - data_start;
-    for (auto* p : model.parameters()) {
-        if (!header.contains(p->name)) throw bad("tensor '" + p->name + "' is missing");
-        const json& t = header[p->name];
-        try {
-            if (t.at("dtype").get<std::string>() != "F32")
-                throw bad("tensor '" + p->name + "' has dtype " + t.at("dtype").get<std::string>() + ", expected F32");
-            const auto shape = t.at("shape").get<std::vector<std::int64_t>>();
-            if (shape.size() != 2 || shape[0] != p->value.rows() || shape[1] != p->value.cols())
-                throw bad("tensor '" + p->name + "' has shape " + t.at("shape").dump() + ", expected [" +
-                          std::to_string(p->value.rows()) + "," + std::to_string(p->value.cols()) + "]");
-            const auto off = t.at("data_offsets").get<std::vector<std::uint64_t>>();
-            const std::size_t want = static_cast<std::size_t>(p->value.size()) * sizeof(float);
-            if (off.size() != 2 || off[0] > off[1] || off[1] > data_size || off[1] - off[0] != want)
-                throw bad("tensor '" + p->name + "' has data offsets " + t.at("data_offsets").dump() + " outside the " +
-                          std::to_string(data_size) + " data bytes (truncated file?)");
-            std::memcpy(p->value.data(), bytes.data() + data_start + off[0], want);
-        } catch (const json::exception& e) {
-            throw bad("tensor '" + p->name + "' entry is malformed: " + e.what());
-        }
-    }
+    for (auto* p : model.parameters()) file.read(p->name, p->value);
     return model;
+}
+
+std::string model_kind(const std::string& path) {
+    const GatkitFile file(path);
+    if (file.model_type() == "fingerprint") return "fingerprint";
+    try {
+        return file.meta_json("config").at("task").get<std::string>();
+    } catch (const json::exception& e) {
+        throw file.bad(std::string("metadata is incomplete or malformed: ") + e.what());
+    }
+}
+
+void save_fingerprint_model(const std::string& path, const FingerprintModel& model, const ModelInfo& info, const std::string& target_type) {
+    const auto named = model.tensors();
+    std::vector<std::pair<std::string, const Matrix*>> tensors;
+    for (const auto& [name, m] : named) tensors.emplace_back(name, &m);
+    json meta = base_metadata("fingerprint");
+    meta["target_type"] = target_type;
+    meta["info"] = info_to_json(info).dump();
+    write_file_atomically(path, safetensors_bytes(tensors, meta));
+}
+
+LoadedFingerprintModel load_fingerprint_model(const std::string& path) {
+    const GatkitFile file(path);
+    if (file.model_type() != "fingerprint") throw file.bad("holds a '" + file.model_type() + "' model, not a fingerprint model");
+    std::vector<std::pair<std::string, Matrix>> tensors;
+    for (const char* name : {"fingerprint.weight", "fingerprint.bias", "fingerprint.options"}) {
+        Matrix m;
+        file.read(name, m);
+        tensors.emplace_back(name, std::move(m));
+    }
+    try {
+        ModelInfo info = info_from_json(file.meta_json("info"));
+        return {FingerprintModel(tensors), std::move(info), GatkitFile::text_of(file.meta(), "target_type")};
+    } catch (const json::exception& e) {
+        throw file.bad(std::string("metadata is incomplete or malformed: ") + e.what());
+    } catch (const Error& e) {
+        throw file.bad(e.what());
+    }
 }
 
 }  // namespace gatkit

@@ -10,20 +10,27 @@
 namespace gatkit {
 
 struct ModelConfig {
-    std::string task = "node";      // node (graph, link, edge come with later layers of the library)
+    std::string task = "node";      // node | graph
     std::string conv = "gat";       // attention layer kind
     int in_features = 0;            // F
-    int num_classes = 0;            // K, the width of the output
-    int layers = 2;                 // attention layers; the last one produces the K outputs
+    int num_classes = 0;            // outputs: K classes (node, multiclass) or T targets (graph)
+    int layers = 2;                 // attention layers
     int heads = 8;                  // heads of every hidden layer
     int hidden = 8;                 // channels per head of every hidden layer
-    int out_heads = 1;              // heads of the output layer (averaged)
-    double dropout = 0.6;           // on every layer's input features
+    int out_heads = 1;              // node task: heads of the output layer (averaged)
+    double dropout = 0.6;           // on every attention layer's input features
     double attn_dropout = 0.6;      // on attention coefficients
     double negative_slope = 0.2;    // LeakyReLU slope inside the attention score
     bool residual = false;
     bool add_self_loops = true;
-    Activation activation = Activation::elu;  // between layers
+    Activation activation = Activation::elu;  // after each hidden attention layer
+
+    // Graph task: attention layers (all hidden, heads concatenated) → readout → MLP head.
+    int edge_dim = 0;               // bond/edge feature width entering the attention score
+    std::string readout = "mean";   // mean | sum | max | attention
+    int mlp_hidden = 256;           // hidden width of the MLP head
+    double mlp_dropout = 0.0;
+    std::string target_type;        // binary | multiclass | regression
 
     // Throws ConfigError naming the bad value.
     void validate() const;
@@ -31,8 +38,12 @@ struct ModelConfig {
 
 // What the model file keeps besides the config and weights.
 struct ModelInfo {
-    std::vector<std::string> class_names;                // output k is class_names[k]
-    std::string feature_normalization = "row";           // how input features were scaled: row | none
+    std::vector<std::string> class_names;                // node/multiclass: output k is class_names[k]
+    std::vector<std::string> target_names;               // graph: the target columns
+    std::vector<double> target_mean, target_std;         // regression: targets were standardised with these
+    std::string feature_normalization = "row";           // node inputs: row | none
+    std::string featurizer;                              // graph inputs: the featurizer id (molecules) or "tu"
+    std::string smiles_column;                           // molecules: the SMILES column it was trained with
     std::string data_name;                               // the data set it was trained on
     std::map<std::string, double> metrics;               // training metrics (val_accuracy, …)
 };

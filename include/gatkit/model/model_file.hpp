@@ -3,7 +3,8 @@
 //
 //   8 bytes   little-endian u64 n: the header length
 //   n bytes   JSON header: {"<tensor name>": {"dtype": "F32", "shape": [r, c], "data_offsets": [b, e]}, …,
-//             "__metadata__": {"format": "gatkit", "format_version": "1", "config": "<JSON>", "info": "<JSON>"}}
+//             "__metadata__": {"format": "gatkit", "format_version": "1", "model_type": "gat" | "fingerprint",
+//                              "config": "<JSON>", "info": "<JSON>"}}
 //             padded with spaces to a multiple of 8
 //   rest      the raw little-endian tensors, at the offsets the header names
 //
@@ -13,6 +14,7 @@
 // IoError/ParseError that says which.
 #pragma once
 
+#include "gatkit/model/fingerprint_model.hpp"
 #include "gatkit/model/model.hpp"
 
 #include <string>
@@ -23,5 +25,16 @@ inline constexpr int kModelFormatVersion = 1;
 
 void save_model(const std::string& path, Model& model);
 Model load_model(const std::string& path);
+
+// "node" or "graph" for attention models, "fingerprint" for the fingerprint baseline.
+std::string model_kind(const std::string& path);
+
+struct LoadedFingerprintModel {
+    FingerprintModel model;
+    ModelInfo info;
+    std::string target_type;  // binary | regression
+};
+void save_fingerprint_model(const std::string& path, const FingerprintModel& model, const ModelInfo& info, const std::string& target_type);
+LoadedFingerprintModel load_fingerprint_model(const std::string& path);
 
 }  // namespace gatkit

@@ -1,0 +1,36 @@
+// Options of `gatkit train` and `gatkit predict`, shared by the node and graph task code.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gatkit::cli {
+
+struct TrainArgs {
+    std::string task = "node", data, format = "auto", split, split_file, split_sizes = "0.8,0.1,0.1", split_column;
+    std::string conv = "gat", mask = "edges", pe = "none", optimizer = "adam", activation = "elu";
+    std::string smiles_column, target_type, readout = "mean", model_type = "gat", on_invalid = "skip", invalid_out;
+    std::vector<std::string> target_columns;
+    // Defaults differ per task (node: the GAT paper's Cora settings; graph: see docs/cli.md).
+    std::optional<int> layers, heads, hidden, epochs, patience;
+    std::optional<double> dropout, attn_dropout, lr, weight_decay;
+    int out_heads = 1, batch_size = 64, threads = 0, mlp_hidden = 256;
+    double negative_slope = 0.2;
+    std::uint64_t seed = 0;
+    bool residual = false, quiet = false, no_edge_features = false;
+    std::string out, metrics_json;
+};
+
+struct PredictArgs {
+    std::string model, data, out, smiles, smiles_column;
+    int threads = 0;
+};
+
+int run_node_train(const TrainArgs& a);
+int run_graph_train(const TrainArgs& a);
+int run_node_predict(const PredictArgs& a);
+int run_graph_predict(const PredictArgs& a);
+
+}  // namespace gatkit::cli

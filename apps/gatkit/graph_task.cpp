@@ -1,0 +1,368 @@
+// gatkit train / predict for whole-graph tasks: molecules (CSV, .smi, SDF) and TU graphs.
+#include "args.hpp"
+#include "common.hpp"
+
+#include "gatkit/chem/featurize.hpp"
+#include "gatkit/chem/fingerprint.hpp"
+#include "gatkit/chem/scaffold.hpp"
+#include "gatkit/chem/smiles.hpp"
+#include "gatkit/core/parallel.hpp"
+#include "gatkit/io/atomic_file.hpp"
+#include "gatkit/io/molecules.hpp"
+#include "gatkit/io/tu.hpp"
+#include "gatkit/model/fingerprint_model.hpp"
+#include "gatkit/model/model_file.hpp"
+#include "gatkit/train/graph_trainer.hpp"
+
+#include <GraphMol/ROMol.h>
+
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+
+namespace gatkit::cli {
+
+namespace {
+
+bool is_tu(const std::string& path, const std::string& format) {
+    if (format == "tu") return true;
+    if (format != "auto") return false;
+    std::error_code ec;
+    return std::filesystem::is_directory(path, ec);
+}
+
+std::string number(double v) {
+    if (std::isnan(v)) return "";
+    char buf[32];
+    const auto r = std::to_chars(buf, buf + sizeof buf, static_cast<float>(v));
+    return std::string(buf, r.ptr);
+}
+
+// Morgan bits of every graph of a molecule data set (parsed again from its SMILES).
+std::vector<std::vector<std::uint32_t>> fingerprints(const std::vector<std::string>& smiles) {
+    std::vector<std::vector<std::uint32_t>> bits(smiles.size());
+#pragma omp parallel for schedule(dynamic, 64)
+    for (std::size_t i = 0; i < smiles.size(); ++i) bits[i] = chem::morgan_bits(*chem::parse_smiles(smiles[i]));
+    return bits;
+}
+
+std::vector<int> class_labels(const GraphDataset& data) {
+    std::vector<int> labels(data.size());
+    for (std::size_t i = 0; i < data.size(); ++i) {
+        const float v = data.targets(static_cast<Eigen::Index>(i), 0);
+        labels[i] = std::isnan(v) ? -1 : static_cast<int>(v);
+    }
+    return labels;
+}
+
+std::vector<IndexSplit> make_splits(const TrainArgs& a, const GraphDataset& data, const MoleculeTable* table, Rng& rng) {
+    const std::string kind = a.split.empty() ? "random" : a.split;
+    if (!a.split_column.empty()) {
+        if (!table) throw UserError("--split-column needs a CSV input");
+        const auto& header = table->header;
+        const auto it = std::find(header.begin(), header.end(), a.split_column);
+        if (it == header.end()) throw UserError(a.data + ": no column named '" + a.split_column + "'");
+        const std::size_t col = static_cast<std::size_t>(it - header.begin());
+        std::vector<std::string> values(data.size());
+        for (std::size_t r = 0; r < table->records.size(); ++r)
+            if (table->graph_of_record[r] >= 0) values[static_cast<std::size_t>(table->graph_of_record[r])] = table->records[r][col];
+        return {split_from_column(values)};
+    }
+    const auto sizes = parse_split_sizes(a.split_sizes);
+    if (kind == "random") return {random_split(data.size(), sizes, rng)};
+    if (kind == "stratified") {
+        if (data.targets.cols() != 1) throw UserError("--split stratified needs exactly one target column");
+        return {stratified_split(class_labels(data), sizes, rng)};
+    }
+    if (kind == "scaffold") {
+        if (data.smiles.empty()) throw UserError("--split scaffold needs molecules (SMILES), not " + data.name);
+        std::vector<std::string> scaffolds(data.size());
+#pragma omp parallel for schedule(dynamic, 64)
+        for (std::size_t i = 0; i < data.size(); ++i) scaffolds[i] = chem::murcko_scaffold(*chem::parse_smiles(data.smiles[i]));
+        return {scaffold_split(scaffolds, sizes, rng)};
+    }
+    if (kind.rfind("kfold:", 0) == 0) {
+        int k = 0;
+        try {
+            k = std::stoi(kind.substr(6));
+        } catch (const std::exception&) {
+            throw UserError("--split " + kind + ": expected kfold:K with an integer K >= 2");
+        }
+        if (data.targets.cols() != 1) throw UserError("--split kfold:K needs exactly one target column");
+        return stratified_kfold(class_labels(data), k, rng);
+    }
+    throw UserError("--split " + kind + " is not available for --task graph (available: random, stratified, scaffold, kfold:K)");
+}
+
+void write_invalid_rows(const std::string& path, const LoadReport& report) {
+    std::string out = "row,smiles,reason\n";
+    for (const auto& s : report.skipped) out += std::to_string(s.line) + "," + csv_field(s.text) + "," + csv_field(s.reason) + "\n";
+    write_file_atomically(path, out);
+}
+
+}  // namespace
+
+int run_graph_train(const TrainArgs& a) {
+    if (a.model_type != "gat" && a.model_type != "fingerprint")
+        throw UserError("--model-type " + a.model_type + " (expected gat or fingerprint)");
+    // ---- data
+    std::unique_ptr<MoleculeTable> table;
+    GraphDataset data;
+    if (is_tu(a.data, a.format)) {
+        data = load_tu(a.data);
+    } else {
+        if (a.target_columns.empty()) throw UserError("--task graph needs --target-columns (the label columns of " + a.data + ")");
+        table = std::make_unique<MoleculeTable>(load_molecules(a.data, {.format = a.format, .smiles_column = a.smiles_column,
+                                                                        .target_columns = a.target_columns}));
+        data = std::move(table->data);
+        const std::size_t rows = table->num_records(), skipped = data.report.n_skipped();
+        if (skipped > 0) {
+            if (a.on_invalid == "fail") {
+                const auto& s = data.report.skipped.front();
+                throw UserError(s.file + ":" + std::to_string(s.line) + ": " + s.reason, "--on-invalid skip trains on the valid rows");
+            }
+            const std::string invalid = a.invalid_out.empty() ? a.out + ".invalid.csv" : a.invalid_out;
+            write_invalid_rows(invalid, data.report);
+            std::cerr << skipped << " of " << rows << " rows skipped, reasons in " << invalid << "\n";
+        }
+    }
+    if (data.size() == 0) throw UserError(a.data + ": no graphs to train on");
+    if (a.model_type == "fingerprint" && data.smiles.empty())
+        throw UserError("--model-type fingerprint needs molecules (SMILES); " + data.name + " has none");
+    const std::string target_type = a.target_type.empty() ? infer_target_type(data) : a.target_type;
+    if (target_type != "binary" && target_type != "multiclass" && target_type != "regression")
+        throw UserError("--target-type " + target_type + " (expected binary, multiclass or regression)");
+    const int outputs = target_type == "multiclass" ? static_cast<int>(data.class_names.size()) : static_cast<int>(data.targets.cols());
+    if (target_type == "multiclass" && outputs < 2) throw UserError("--target-type multiclass needs class names (TU data)");
+    if (!a.quiet)
+        std::cerr << data.name << ": " << data.size() << " graphs, " << data.targets.cols() << " target(s), " << target_type << "\n";
+
+    Rng root(a.seed);
+    Rng split_rng = root.split();
+    const std::uint64_t init_seed = root.next_u64();
+    const std::uint64_t train_seed = root.next_u64();
+    const std::vector<IndexSplit> folds = make_splits(a, data, table.get(), split_rng);
+
+    ModelConfig config;
+    config.task = "graph";
+    config.in_features = static_cast<int>(data.graphs.front().x.cols());
+    config.num_classes = outputs;
+    config.layers = a.layers.value_or(3);
+    config.heads = a.heads.value_or(4);
+    config.hidden = a.hidden.value_or(64);
+    config.dropout = a.dropout.value_or(0.0);
+    config.attn_dropout = a.attn_dropout.value_or(0.0);
+    config.negative_slope = a.negative_slope;
+    config.residual = a.residual;
+    config.activation = parse_activation(a.activation);
+    config.edge_dim = a.no_edge_features ? 0 : static_cast<int>(data.graphs.front().edge_attr.cols());
+    config.readout = a.readout;
+    config.mlp_hidden = a.mlp_hidden;
+    config.target_type = target_type;
+
+    GraphTrainOptions options;
+    options.epochs = a.epochs.value_or(100);
+    options.patience = a.patience.value_or(20);
+    options.batch_size = a.batch_size;
+    options.adam = {.lr = a.lr.value_or(1e-3), .weight_decay = a.weight_decay.value_or(0.0), .decoupled = a.optimizer == "adamw"};
+    options.seed = train_seed;
+    const bool progress = !a.quiet && stderr_is_terminal();
+
+    std::vector<Metrics> fold_val, fold_test;
+    std::map<std::string, std::vector<double>> per_task;
+    GraphTrainResult first;
+    std::vector<std::vector<std::uint32_t>> bits;
+    if (a.model_type == "fingerprint") bits = fingerprints(data.smiles);
+    for (std::size_t f = 0; f < folds.size(); ++f) {
+        const IndexSplit& split = folds[f];
+        GraphTrainResult r;
+        if (a.model_type == "gat") {
+            Model model(config, init_seed);
+            model.info().target_names = data.target_names;
+            model.info().class_names = data.class_names;
+            model.info().featurizer = data.smiles.empty() ? "tu" : chem::featurizer_id();
+            model.info().smiles_column = a.smiles_column;
+            model.info().data_name = data.name;
+            const auto on_epoch = [&](const GraphEpochStats& s) {
+                if (!progress) return;
+                std::fprintf(stderr, "%sepoch %3d  loss %.4f  val %s %.4f  %.2f s%s\n",
+                             folds.size() > 1 ? ("fold " + std::to_string(f + 1) + "  ").c_str() : "", s.epoch, s.train_loss,
+                             s.val_metric.c_str(), s.val_score, s.seconds, s.best ? "  *" : "");
+            };
+            r = train_graph_model(model, data, split, options, on_epoch);
+            if (f == 0) {
+                for (const auto& [k, v] : r.test) model.info().metrics["test_" + k] = v;
+                save_model(a.out, model);
+            }
+        } else {
+            if (target_type == "multiclass") throw UserError("--model-type fingerprint supports binary and regression targets");
+            const auto t0 = std::chrono::steady_clock::now();
+            auto pick = [&](const std::vector<std::size_t>& idx) {
+                std::vector<std::vector<std::uint32_t>> b;
+                Matrix t(static_cast<Eigen::Index>(idx.size()), data.targets.cols());
+                for (std::size_t k = 0; k < idx.size(); ++k) {
+                    b.push_back(bits[idx[k]]);
+                    t.row(static_cast<Eigen::Index>(k)) = data.targets.row(static_cast<Eigen::Index>(idx[k]));
+                }
+                return std::make_pair(b, t);
+            };
+            const auto [train_bits, train_targets] = pick(split.train);
+            const FingerprintModel fp =
+                FingerprintModel::fit(train_bits, train_targets, {.regression = target_type == "regression"});
+            const auto [val_bits, val_targets] = pick(split.val);
+            const auto [test_bits, test_targets] = pick(split.test);
+            r.val = evaluate_predictions(target_type, fp.predict(val_bits), val_targets);
+            if (!split.test.empty()) r.test = evaluate_predictions(target_type, fp.predict(test_bits), test_targets, &r.test_per_task);
+            r.train_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            if (f == 0) {
+                ModelInfo info;
+                info.target_names = data.target_names;
+                info.featurizer = "morgan-r2-2048";
+                info.smiles_column = a.smiles_column;
+                info.data_name = data.name;
+                for (const auto& [k, v] : r.test) info.metrics["test_" + k] = v;
+                save_fingerprint_model(a.out, fp, info, target_type);
+            }
+        }
+        fold_val.push_back(r.val);
+        fold_test.push_back(r.test);
+        if (f == 0) {
+            first = r;
+            per_task = r.test_per_task;
+        }
+        if (folds.size() > 1 && !a.quiet) {
+            std::cerr << "fold " << f + 1 << "/" << folds.size() << ":";
+            for (const auto& [k, v] : r.test) std::cerr << " test_" << k << " " << v;
+            std::cerr << "\n";
+        }
+    }
+    // Mean (and std over folds) of every metric.
+    nlohmann::json m = {{"task", "graph"},
+                        {"data", a.data},
+                        {"model_type", a.model_type},
+                        {"target_type", target_type},
+                        {"n_graphs", data.size()},
+                        {"n_skipped", data.report.n_skipped()},
+                        {"seed", a.seed},
+                        {"threads", thread_count()},
+                        {"split", a.split_column.empty() ? (a.split.empty() ? "random" : a.split) : "column:" + a.split_column},
+                        {"n_train", folds.front().train.size()},
+                        {"n_val", folds.front().val.size()},
+                        {"n_test", folds.front().test.size()}};
+    if (a.model_type == "gat") {
+        m["epochs_run"] = first.epochs_run;
+        m["best_epoch"] = first.best_epoch;
+        m["epoch_seconds_median"] = first.epoch_seconds_median;
+    }
+    m["train_seconds"] = first.train_seconds;
+    auto summarise = [&](const std::vector<Metrics>& runs, const std::string& prefix) {
+        for (const auto& [name, unused] : runs.front()) {
+            std::vector<double> v;
+            for (const auto& r : runs) v.push_back(r.at(name));
+            double mean = 0;
+            for (const double x : v) mean += x;
+            mean /= static_cast<double>(v.size());
+            m[prefix + name] = std::isnan(mean) ? nlohmann::json(nullptr) : nlohmann::json(mean);
+            if (runs.size() > 1) {
+                double var = 0;
+                for (const double x : v) var += (x - mean) * (x - mean);
+                m[prefix + name + "_std"] = std::sqrt(var / static_cast<double>(v.size()));
+            }
+        }
+    };
+    summarise(fold_val, "val_");
+    if (!fold_test.front().empty()) summarise(fold_test, "test_");
+    if (data.targets.cols() > 1)
+        for (const auto& [name, values] : per_task) {
+            nlohmann::json obj;
+            for (std::size_t t = 0; t < values.size(); ++t)
+                obj[data.target_names[t]] = std::isnan(values[t]) ? nlohmann::json(nullptr) : nlohmann::json(values[t]);
+            m["test_" + name + "_per_task"] = obj;
+        }
+    std::cout << data.name << " (" << a.model_type << ", " << target_type << (folds.size() > 1 ? ", " + std::to_string(folds.size()) + " folds" : "")
+              << "):";
+    for (const auto& [k, v] : m.items())
+        if (k.rfind("test_", 0) == 0 && v.is_number() && k.find("_std") == std::string::npos) std::cout << " " << k << " " << number(v.get<double>());
+    std::cout << "\nmodel written to " << a.out << "\n";
+    if (!a.metrics_json.empty()) write_json(a.metrics_json, m);
+    return 0;
+}
+
+int run_graph_predict(const PredictArgs& a) {
+    const std::string kind = model_kind(a.model);
+    ModelInfo info;
+    std::string target_type;
+    std::unique_ptr<Model> model;
+    std::unique_ptr<FingerprintModel> fp;
+    if (kind == "fingerprint") {
+        auto loaded = load_fingerprint_model(a.model);
+        fp = std::make_unique<FingerprintModel>(std::move(loaded.model));
+        info = loaded.info;
+        target_type = loaded.target_type;
+    } else {
+        model = std::make_unique<Model>(load_model(a.model));
+        info = model->info();
+        target_type = model->config().target_type;
+        if (info.featurizer == "tu") throw UserError("predict for TU-format graph models is not available yet; train/evaluate report its metrics");
+        if (info.featurizer != chem::featurizer_id())
+            throw UserError(a.model + ": model uses featurizer '" + info.featurizer + "', this gatkit has '" + chem::featurizer_id() + "'");
+    }
+    // Output columns: one per target (probability or value), or one per class.
+    std::vector<std::string> columns;
+    if (target_type == "multiclass")
+        for (const auto& c : info.class_names) columns.push_back("p_" + c);
+    else
+        for (const auto& t : info.target_names) columns.push_back(target_type == "binary" ? "p_" + t : t);
+
+    MoleculeTable table;
+    if (!a.smiles.empty()) {
+        // One molecule from the command line: a one-row table.
+        table.header = {"smiles"};
+        table.records = {{a.smiles}};
+        try {
+            const auto mol = chem::parse_smiles(a.smiles);
+            GraphSample s = chem::featurize_molecule(*mol);
+            table.data.graphs.push_back(std::move(s));
+            table.data.smiles.push_back(a.smiles);
+            table.graph_of_record = {0};
+            table.error_of_record = {""};
+        } catch (const ParseError& e) {
+            table.graph_of_record = {-1};
+            table.error_of_record = {e.what()};
+        }
+    } else {
+        const std::string column = a.smiles_column.empty() ? info.smiles_column : a.smiles_column;
+        table = load_molecules(a.data, {.smiles_column = column});
+    }
+    Matrix pred(0, static_cast<Eigen::Index>(columns.size()));
+    std::vector<std::size_t> all(table.data.size());
+    for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
+    if (!all.empty()) {
+        if (fp)
+            pred = fp->predict(fingerprints(table.data.smiles));
+        else
+            pred = predict_graphs(*model, table.data, all);
+    }
+    std::string out;
+    for (std::size_t k = 0; k < table.header.size(); ++k) out += (k ? "," : "") + csv_field(table.header[k]);
+    for (const auto& c : columns) out += "," + csv_field(c);
+    out += ",error\n";
+    for (std::size_t r = 0; r < table.records.size(); ++r) {
+        for (std::size_t k = 0; k < table.records[r].size(); ++k) out += (k ? "," : "") + csv_field(table.records[r][k]);
+        const long g = table.graph_of_record[r];
+        for (Eigen::Index c = 0; c < pred.cols(); ++c) out += "," + (g >= 0 ? number(pred(g, c)) : std::string());
+        out += "," + csv_field(table.error_of_record[r]) + "\n";
+    }
+    if (a.out.empty() || a.out == "-") {
+        std::cout << out;
+    } else {
+        write_file_atomically(a.out, out);
+        std::cerr << table.records.size() << " rows (" << table.data.size() << " predicted, " << table.records.size() - table.data.size()
+                  << " with errors) written to " << a.out << "\n";
+    }
+    return 0;
+}
+
+}  // namespace gatkit::cli

@@ -1,0 +1,80 @@
+// Training and evaluation of whole-graph models (molecules, TU graphs).
+//
+// Each epoch shuffles the training graphs (Rng from the seed) and walks them in mini-batches:
+// one block-diagonal batch per step, forward, loss, backward, Adam step. After each epoch the
+// validation graphs are scored; early stopping keeps the weights of the best validation epoch
+// (ROC-AUC for binary tasks — the mean over tasks —, accuracy for multi-class, RMSE for
+// regression) and stops after `patience` epochs without improvement.
+//
+// Losses: binary and multi-task binary → BCE with logits over the present labels (missing
+// labels are NaN and masked); multi-class → softmax cross-entropy; regression → MSE on targets
+// standardised with the training set's mean and standard deviation (outputs are turned back
+// into the original units for metrics and predictions).
+#pragma once
+
+#include "gatkit/io/dataset.hpp"
+#include "gatkit/model/model.hpp"
+#include "gatkit/train/optimizer.hpp"
+#include "gatkit/train/split.hpp"
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace gatkit {
+
+struct GraphTrainOptions {
+    int epochs = 100;
+    int patience = 20;  // <= 0: no early stopping
+    int batch_size = 64;
+    AdamOptions adam{.lr = 1e-3, .weight_decay = 0.0};
+    std::uint64_t seed = 0;  // shuffling and dropout
+};
+
+struct GraphEpochStats {
+    int epoch = 0;
+    double train_loss = 0;
+    double val_score = 0;       // the selection metric
+    std::string val_metric;     // its name
+    double seconds = 0;         // training pass only
+    bool best = false;
+};
+
+using Metrics = std::map<std::string, double>;
+
+struct GraphTrainResult {
+    int epochs_run = 0;
+    int best_epoch = 0;
+    double train_seconds = 0;
+    double epoch_seconds_median = 0;
+    Metrics val, test;                                   // mean over tasks
+    std::map<std::string, std::vector<double>> test_per_task;
+};
+
+// The inference rule for target types: every present value 0 or 1 → binary (one task per
+// column); class names present (TU data) with more than 2 classes → multiclass; else regression.
+std::string infer_target_type(const GraphDataset& data);
+
+// One mini-batch: the block-diagonal graph and the stacked node / edge features.
+struct GraphBatchData {
+    GraphBatch batch;
+    Matrix x;
+    Matrix edge_attr;
+};
+GraphBatchData make_batch_data(const GraphDataset& data, const std::vector<std::size_t>& graphs);
+
+// Predictions for the given graphs (B×T): probabilities (binary), class probabilities
+// (multiclass, B×K) or values in the original units (regression).
+Matrix predict_graphs(Model& model, const GraphDataset& data, const std::vector<std::size_t>& graphs, int batch_size = 256);
+
+// Metrics of predictions against targets (rows = graphs). Binary: roc_auc, pr_auc, accuracy,
+// f1, mcc (mean over tasks with both classes present); multiclass: accuracy, f1 (macro);
+// regression: rmse, mae, r2 (mean over tasks). Per-task values go to *per_task when given.
+Metrics evaluate_predictions(const std::string& target_type, const Matrix& predictions, const Matrix& targets,
+                             std::map<std::string, std::vector<double>>* per_task = nullptr);
+
+GraphTrainResult train_graph_model(Model& model, const GraphDataset& data, const IndexSplit& split, const GraphTrainOptions& options,
+                                   const std::function<void(const GraphEpochStats&)>& on_epoch = {});
+
+}  // namespace gatkit

@@ -1,0 +1,272 @@
+#include "gatkit/train/graph_trainer.hpp"
+
+#include "gatkit/core/error.hpp"
+#include "gatkit/train/loss.hpp"
+#include "gatkit/train/metrics.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+
+namespace gatkit {
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+double median(std::vector<double> v) {
+    if (v.empty()) return 0;
+    std::sort(v.begin(), v.end());
+    const std::size_t m = v.size() / 2;
+    return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
+}
+
+Matrix rows_of(const Matrix& m, const std::vector<std::size_t>& rows) {
+    Matrix out(static_cast<Eigen::Index>(rows.size()), m.cols());
+    for (std::size_t k = 0; k < rows.size(); ++k) out.row(static_cast<Eigen::Index>(k)) = m.row(static_cast<Eigen::Index>(rows[k]));
+    return out;
+}
+
+// The selection metric and whether higher is better.
+std::pair<std::string, bool> selection_metric(const std::string& target_type) {
+    if (target_type == "binary") return {"roc_auc", true};
+    if (target_type == "multiclass") return {"accuracy", true};
+    return {"rmse", false};
+}
+
+}  // namespace
+
+std::string infer_target_type(const GraphDataset& data) {
+    if (data.class_names.size() > 2) return "multiclass";
+    bool binary = true;
+    for (Eigen::Index k = 0; k < data.targets.size() && binary; ++k) {
+        const float v = data.targets.data()[k];
+        binary = std::isnan(v) || v == 0.0f || v == 1.0f;
+    }
+    return binary ? "binary" : "regression";
+}
+
+GraphBatchData make_batch_data(const GraphDataset& data, const std::vector<std::size_t>& graphs) {
+    GraphBatchData b;
+    std::vector<const Graph*> gs;
+    Eigen::Index n = 0, e = 0;
+    for (const std::size_t g : graphs) {
+        gs.push_back(&data.graphs[g].graph);
+        n += data.graphs[g].x.rows();
+        e += data.graphs[g].edge_attr.rows();
+    }
+    b.batch = make_batch(gs);
+    const Eigen::Index f = data.graphs.empty() ? 0 : data.graphs.front().x.cols();
+    const Eigen::Index d = data.graphs.empty() ? 0 : data.graphs.front().edge_attr.cols();
+    b.x.resize(n, f);
+    b.edge_attr.resize(d > 0 ? e : 0, d);
+    Eigen::Index row = 0, edge_row = 0;
+    for (const std::size_t g : graphs) {
+        const GraphSample& s = data.graphs[g];
+        b.x.middleRows(row, s.x.rows()) = s.x;
+        row += s.x.rows();
+        if (d > 0) {
+            b.edge_attr.middleRows(edge_row, s.edge_attr.rows()) = s.edge_attr;
+            edge_row += s.edge_attr.rows();
+        }
+    }
+    return b;
+}
+
+Matrix predict_graphs(Model& model, const GraphDataset& data, const std::vector<std::size_t>& graphs, int batch_size) {
+    const ModelConfig& c = model.config();
+    Matrix out(static_cast<Eigen::Index>(graphs.size()), c.num_classes);
+    for (std::size_t start = 0; start < graphs.size(); start += static_cast<std::size_t>(batch_size)) {
+        const std::vector<std::size_t> chunk(graphs.begin() + static_cast<std::ptrdiff_t>(start),
+                                             graphs.begin() + static_cast<std::ptrdiff_t>(std::min(graphs.size(), start + batch_size)));
+        const GraphBatchData b = make_batch_data(data, chunk);
+        Matrix y = model.forward(b.batch, b.x, &b.edge_attr, /*training=*/false);
+        if (c.target_type == "binary") {
+            y = (1.0f / (1.0f + (-y.array()).exp())).matrix();
+        } else if (c.target_type == "multiclass") {
+            y = softmax_rows(y);
+        } else {
+            const auto& info = model.info();
+            for (Eigen::Index t = 0; t < y.cols(); ++t)
+                y.col(t) = y.col(t).array() * static_cast<float>(info.target_std.at(t)) + static_cast<float>(info.target_mean.at(t));
+        }
+        out.middleRows(static_cast<Eigen::Index>(start), y.rows()) = y;
+    }
+    return out;
+}
+
+Metrics evaluate_predictions(const std::string& target_type, const Matrix& pred, const Matrix& targets,
+                             std::map<std::string, std::vector<double>>* per_task) {
+    Metrics m;
+    if (target_type == "multiclass") {
+        std::vector<int> labels, predicted = argmax_rows(pred);
+        std::vector<int> kept_pred;
+        for (Eigen::Index i = 0; i < targets.rows(); ++i)
+            if (!std::isnan(targets(i, 0))) {
+                labels.push_back(static_cast<int>(targets(i, 0)));
+                kept_pred.push_back(predicted[static_cast<std::size_t>(i)]);
+            }
+        std::vector<NodeId> all(labels.size());
+        for (std::size_t k = 0; k < all.size(); ++k) all[k] = static_cast<NodeId>(k);
+        m["accuracy"] = accuracy(kept_pred, labels, all);
+        m["f1"] = macro_f1(kept_pred, labels, static_cast<int>(pred.cols()));
+        return m;
+    }
+    const std::vector<std::string> names = target_type == "binary" ? std::vector<std::string>{"roc_auc", "pr_auc", "accuracy", "f1", "mcc"}
+                                                                   : std::vector<std::string>{"rmse", "mae", "r2"};
+    std::map<std::string, std::vector<double>> tasks;
+    for (Eigen::Index t = 0; t < targets.cols(); ++t) {
+        std::vector<double> scores, truth;
+        std::vector<int> labels;
+        for (Eigen::Index i = 0; i < targets.rows(); ++i) {
+            if (std::isnan(targets(i, t))) continue;
+            scores.push_back(pred(i, t));
+            truth.push_back(targets(i, t));
+            labels.push_back(targets(i, t) > 0.5f ? 1 : 0);
+        }
+        if (target_type == "binary") {
+            const bool both = std::count(labels.begin(), labels.end(), 1) > 0 && std::count(labels.begin(), labels.end(), 0) > 0;
+            const double nan = std::numeric_limits<double>::quiet_NaN();
+            tasks["roc_auc"].push_back(both ? roc_auc(scores, labels) : nan);
+            tasks["pr_auc"].push_back(both ? pr_auc(scores, labels) : nan);
+            tasks["accuracy"].push_back(labels.empty() ? nan : binary_accuracy(scores, labels));
+            tasks["f1"].push_back(labels.empty() ? nan : f1_binary(scores, labels));
+            tasks["mcc"].push_back(labels.empty() ? nan : mcc_binary(scores, labels));
+        } else {
+            tasks["rmse"].push_back(rmse(scores, truth));
+            tasks["mae"].push_back(mae(scores, truth));
+            tasks["r2"].push_back(r2(scores, truth));
+        }
+    }
+    for (const auto& name : names) {
+        double sum = 0;
+        int n = 0;
+        for (const double v : tasks[name])
+            if (!std::isnan(v)) {
+                sum += v;
+                ++n;
+            }
+        m[name] = n > 0 ? sum / n : std::numeric_limits<double>::quiet_NaN();
+    }
+    if (per_task) *per_task = tasks;
+    return m;
+}
+
+GraphTrainResult train_graph_model(Model& model, const GraphDataset& data, const IndexSplit& split, const GraphTrainOptions& o,
+                                   const std::function<void(const GraphEpochStats&)>& on_epoch) {
+    const ModelConfig& c = model.config();
+    if (o.epochs < 1) throw ConfigError("epochs must be at least 1, got " + std::to_string(o.epochs));
+    if (o.batch_size < 1) throw ConfigError("batch size must be at least 1, got " + std::to_string(o.batch_size));
+    if (split.train.empty() || split.val.empty())
+        throw ConfigError("training needs at least one training and one validation graph (got " + std::to_string(split.train.size()) +
+                          " and " + std::to_string(split.val.size()) + ")");
+    // Regression targets are standardised with the training set's statistics.
+    Matrix targets = data.targets;
+    if (c.target_type == "regression") {
+        auto& info = model.info();
+        info.target_mean.assign(static_cast<std::size_t>(targets.cols()), 0.0);
+        info.target_std.assign(static_cast<std::size_t>(targets.cols()), 1.0);
+        for (Eigen::Index t = 0; t < targets.cols(); ++t) {
+            double sum = 0, sq = 0;
+            int n = 0;
+            for (const std::size_t i : split.train)
+                if (!std::isnan(targets(static_cast<Eigen::Index>(i), t))) {
+                    sum += targets(static_cast<Eigen::Index>(i), t);
+                    ++n;
+                }
+            const double mean = n ? sum / n : 0.0;
+            for (const std::size_t i : split.train)
+                if (!std::isnan(targets(static_cast<Eigen::Index>(i), t))) sq += std::pow(targets(static_cast<Eigen::Index>(i), t) - mean, 2);
+            const double sd = n > 1 ? std::sqrt(sq / (n - 1)) : 1.0;
+            info.target_mean[static_cast<std::size_t>(t)] = mean;
+            info.target_std[static_cast<std::size_t>(t)] = sd > 0 ? sd : 1.0;
+            targets.col(t) = ((targets.col(t).array() - static_cast<float>(mean)) / static_cast<float>(info.target_std[t])).matrix();
+        }
+    }
+    auto params = model.parameters();
+    AdamT<float> adam(params, o.adam);
+    Rng rng(o.seed);
+    const auto [metric, higher_better] = selection_metric(c.target_type);
+    const Matrix val_targets = rows_of(data.targets, split.val);
+
+    GraphTrainResult result;
+    std::vector<Matrix> best_weights;
+    double best = higher_better ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity();
+    int since_best = 0;
+    std::vector<double> epoch_seconds;
+    std::vector<std::size_t> order = split.train;
+    const auto t_start = std::chrono::steady_clock::now();
+    for (int epoch = 1; epoch <= o.epochs; ++epoch) {
+        const auto t0 = std::chrono::steady_clock::now();
+        rng.shuffle(order);
+        double loss_sum = 0;
+        int batches = 0;
+        for (std::size_t start = 0; start < order.size(); start += static_cast<std::size_t>(o.batch_size)) {
+            const std::vector<std::size_t> chunk(order.begin() + static_cast<std::ptrdiff_t>(start),
+                                                 order.begin() + static_cast<std::ptrdiff_t>(std::min(order.size(), start + o.batch_size)));
+            const GraphBatchData b = make_batch_data(data, chunk);
+            const Matrix batch_targets = rows_of(targets, chunk);
+            adam.zero_grad();
+            const Matrix out = model.forward(b.batch, b.x, &b.edge_attr, /*training=*/true, &rng);
+            LossResult<float> loss;
+            if (c.target_type == "binary") {
+                if (!batch_targets.array().isNaN().all()) loss = bce_with_logits(out, batch_targets);
+                else continue;  // a batch with no label at all carries no signal
+            } else if (c.target_type == "regression") {
+                if (!batch_targets.array().isNaN().all()) loss = mse(out, batch_targets);
+                else continue;
+            } else {
+                std::vector<int> labels(chunk.size());
+                std::vector<NodeId> rows(chunk.size());
+                for (std::size_t k = 0; k < chunk.size(); ++k) {
+                    labels[k] = static_cast<int>(batch_targets(static_cast<Eigen::Index>(k), 0));
+                    rows[k] = static_cast<NodeId>(k);
+                }
+                loss = softmax_cross_entropy(out, labels, rows);
+            }
+            if (!std::isfinite(loss.loss))
+                throw Error("training diverged at epoch " + std::to_string(epoch) + ", batch " + std::to_string(batches + 1) +
+                            ": loss is " + std::to_string(loss.loss) + " (try a smaller --lr)");
+            model.backward(loss.dlogits);
+            adam.step();
+            loss_sum += loss.loss;
+            ++batches;
+        }
+        epoch_seconds.push_back(seconds_since(t0));
+        const Matrix val_pred = predict_graphs(model, data, split.val);
+        const Metrics vm = evaluate_predictions(c.target_type, val_pred, val_targets);
+        GraphEpochStats s;
+        s.epoch = epoch;
+        s.train_loss = batches ? loss_sum / batches : 0.0;
+        s.val_metric = metric;
+        s.val_score = vm.at(metric);
+        s.seconds = epoch_seconds.back();
+        const bool improved = !std::isnan(s.val_score) && (higher_better ? s.val_score > best : s.val_score < best);
+        if (improved || best_weights.empty()) {
+            if (!std::isnan(s.val_score)) best = s.val_score;
+            result.best_epoch = epoch;
+            best_weights.clear();
+            for (const auto* p : params) best_weights.push_back(p->value);
+            s.best = true;
+            since_best = 0;
+        } else {
+            ++since_best;
+        }
+        result.epochs_run = epoch;
+        if (on_epoch) on_epoch(s);
+        if (o.patience > 0 && since_best >= o.patience) break;
+    }
+    for (std::size_t k = 0; k < params.size(); ++k) params[k]->value = best_weights[k];
+    result.train_seconds = seconds_since(t_start);
+    result.epoch_seconds_median = median(epoch_seconds);
+    result.val = evaluate_predictions(c.target_type, predict_graphs(model, data, split.val), val_targets);
+    if (!split.test.empty())
+        result.test = evaluate_predictions(c.target_type, predict_graphs(model, data, split.test), rows_of(data.targets, split.test),
+                                           &result.test_per_task);
+    return result;
+}
+
+}  // namespace gatkit
