@@ -44,7 +44,7 @@ TEST_CASE("Rng: state round trip and split are deterministic", "[core][random]")
     CHECK(p.next_u64() == q.next_u64());
 }
 
-TEST_CASE("Rng::uniform lies in [0, 1) with mean 1/2 and variance 1/12", "[core][random]") {
+TEST_CASE("Rng::uniform lies in 0 <= u < 1 with mean 1/2 and variance 1/12", "[core][random]") {
     Rng rng(1);
     const int n = 200000;
     double sum = 0, sum2 = 0, lo = 1, hi = 0;
@@ -119,7 +119,7 @@ TEST_CASE("Rng::shuffle is a permutation, seeded and not the identity", "[core][
         for (int c3 : row) CHECK(c3 > 800);  // expected 1000 each
 }
 
-TEST_CASE("uniform_at is a pure function of (key, index) in [0, 1)", "[core][random]") {
+TEST_CASE("uniform_at is a pure function of (key, index), 0 <= u < 1", "[core][random]") {
     CHECK(uniform_at(1, 2) == uniform_at(1, 2));
     CHECK(uniform_at(1, 2) != uniform_at(1, 3));
     CHECK(uniform_at(1, 2) != uniform_at(2, 2));

@@ -28,7 +28,7 @@ MatrixT<double> binary_targets() {
 
 }  // namespace
 
-TEST_CASE("bce_with_logits equals -[y log σ + (1-y) log(1-σ)] over present labels", "[train][loss]") {
+TEST_CASE("bce_with_logits equals -(y log σ + (1-y) log(1-σ)) over present labels", "[train][loss]") {
     Rng rng(3);
     const MatrixT<double> z = random_matrix<double>(4, 3, rng) * 3.0;
     const MatrixT<double> y = binary_targets();
