@@ -57,6 +57,28 @@ std::vector<int> class_labels(const GraphDataset& data) {
     return labels;
 }
 
+// K of "kfold:K" (the whole rest must be an integer; the range is checked by stratified_kfold).
+int kfold_count(const std::string& kind) {
+    const std::string digits = kind.substr(6);
+    int k = 0;
+    const auto r = std::from_chars(digits.data(), digits.data() + digits.size(), k);
+    if (digits.empty() || r.ec != std::errc() || r.ptr != digits.data() + digits.size())
+        throw UserError("--split " + kind + ": expected kfold:K with an integer K >= 3");
+    return k;
+}
+
+// The --split value, checked before the data are read so that a typo fails at once.
+void check_split_kind(const TrainArgs& a) {
+    if (!a.split_column.empty() || a.split.empty()) return;
+    const std::string& kind = a.split;
+    if (kind == "random" || kind == "stratified" || kind == "scaffold") return;
+    if (kind.rfind("kfold:", 0) == 0) {
+        kfold_count(kind);
+        return;
+    }
+    throw UserError("--split " + kind + " is not available for --task graph (available: random, stratified, scaffold, kfold:K)");
+}
+
 std::vector<IndexSplit> make_splits(const TrainArgs& a, const GraphDataset& data, const MoleculeTable* table, Rng& rng) {
     const std::string kind = a.split.empty() ? "random" : a.split;
     if (!a.split_column.empty()) {
@@ -84,12 +106,7 @@ std::vector<IndexSplit> make_splits(const TrainArgs& a, const GraphDataset& data
         return {scaffold_split(scaffolds, sizes, rng)};
     }
     if (kind.rfind("kfold:", 0) == 0) {
-        int k = 0;
-        try {
-            k = std::stoi(kind.substr(6));
-        } catch (const std::exception&) {
-            throw UserError("--split " + kind + ": expected kfold:K with an integer K >= 2");
-        }
+        const int k = kfold_count(kind);
         if (data.targets.cols() != 1) throw UserError("--split kfold:K needs exactly one target column");
         return stratified_kfold(class_labels(data), k, rng);
     }
@@ -107,6 +124,7 @@ void write_invalid_rows(const std::string& path, const LoadReport& report) {
 int run_graph_train(const TrainArgs& a) {
     if (a.model_type != "gat" && a.model_type != "fingerprint")
         throw UserError("--model-type " + a.model_type + " (expected gat or fingerprint)");
+    check_split_kind(a);
     // ---- data
     std::unique_ptr<MoleculeTable> table;
     GraphDataset data;
@@ -314,7 +332,7 @@ int run_graph_predict(const PredictArgs& a) {
     if (target_type == "multiclass")
         for (const auto& c : info.class_names) columns.push_back("p_" + c);
     else
-        for (const auto& t : info.target_names) columns.push_back(target_type == "binary" ? "p_" + t : t);
+        for (const auto& t : info.target_names) columns.push_back((target_type == "binary" ? "p_" : "pred_") + t);
 
     MoleculeTable table;
     if (!a.smiles.empty()) {

@@ -1,6 +1,7 @@
 #include "gatkit/train/graph_trainer.hpp"
 
 #include "gatkit/core/error.hpp"
+#include "gatkit/core/stats.hpp"
 #include "gatkit/train/loss.hpp"
 #include "gatkit/train/metrics.hpp"
 
@@ -12,17 +13,6 @@
 namespace gatkit {
 
 namespace {
-
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
-double median(std::vector<double> v) {
-    if (v.empty()) return 0;
-    std::sort(v.begin(), v.end());
-    const std::size_t m = v.size() / 2;
-    return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
-}
 
 Matrix rows_of(const Matrix& m, const std::vector<std::size_t>& rows) {
     Matrix out(static_cast<Eigen::Index>(rows.size()), m.cols());

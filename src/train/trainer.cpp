@@ -1,6 +1,7 @@
 #include "gatkit/train/trainer.hpp"
 
 #include "gatkit/core/error.hpp"
+#include "gatkit/core/stats.hpp"
 #include "gatkit/train/loss.hpp"
 #include "gatkit/train/metrics.hpp"
 
@@ -9,21 +10,6 @@
 #include <cmath>
 
 namespace gatkit {
-
-namespace {
-
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
-double median(std::vector<double> v) {
-    if (v.empty()) return 0;
-    std::sort(v.begin(), v.end());
-    const std::size_t m = v.size() / 2;
-    return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
-}
-
-}  // namespace
 
 NodeTrainResult train_node_classifier(Model& model, const Graph& graph, const Matrix& features, const std::vector<int>& labels,
                                       const NodeSplit& split, const NodeTrainOptions& options,

@@ -199,7 +199,7 @@ TEST_CASE("train learns the generated graph well above chance with the default p
     CHECK(m["val_accuracy"].get<double>() > 0.6);
 }
 
-TEST_CASE("predict writes one row of class probabilities per node, in input order; info describes the model", "[cli]") {
+TEST_CASE("predict writes one row of class probabilities per node, in input order, and info describes the model", "[cli]") {
     TempDir dir;
     const std::string data = generate(dir);
     const std::string model = dir.file("m.gatkit");
@@ -300,7 +300,7 @@ TEST_CASE("a saved model predicts the same twice", "[cli]") {
     CHECK(a == read_text(dir.file("b.csv")));
 }
 
-TEST_CASE("--split-file is honoured and its unknown ids are reported", "[cli]") {
+TEST_CASE("train --split-file is honoured and its unknown ids are reported", "[cli]") {
     TempDir dir;
     const std::string data = generate(dir);
 

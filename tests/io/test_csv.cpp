@@ -10,18 +10,10 @@
 
 using namespace gatkit;
 using gatkit::test::TempDir;
+using gatkit::test::write_gz;
 using Row = std::vector<std::string>;
 
 namespace {
-
-// Writes `text` gzip-compressed to `path`.
-void write_gz(const std::string& path, const std::string& text) {
-    gzFile f = gzopen(path.c_str(), "wb");
-    if (!f) throw std::runtime_error("gzopen failed for " + path);
-    const int n = gzwrite(f, text.data(), static_cast<unsigned>(text.size()));
-    gzclose(f);
-    if (n != static_cast<int>(text.size())) throw std::runtime_error("gzwrite failed for " + path);
-}
 
 std::vector<Row> read_all(CsvReader& csv) {
     std::vector<Row> rows;

@@ -2,6 +2,8 @@
 
 #include "gatkit/graph/build.hpp"
 
+#include <zlib.h>
+
 #include <fstream>
 #include <stdexcept>
 #include <unistd.h>
@@ -14,6 +16,14 @@ Graph random_graph(NodeId n, double p, Rng& rng, bool allow_self_loops) {
         for (NodeId v = 0; v < n; ++v)
             if ((u != v || allow_self_loops) && rng.uniform() < p) edges.emplace_back(u, v);
     return build_graph(n, std::move(edges));
+}
+
+void write_gz(const std::string& path, const std::string& text) {
+    gzFile f = gzopen(path.c_str(), "wb");
+    if (!f) throw std::runtime_error("gzopen failed for " + path);
+    const int n = gzwrite(f, text.data(), static_cast<unsigned>(text.size()));
+    gzclose(f);
+    if (n != static_cast<int>(text.size())) throw std::runtime_error("gzwrite failed for " + path);
 }
 
 TempDir::TempDir() {

@@ -21,6 +21,9 @@ MatrixT<T> random_matrix(Eigen::Index rows, Eigen::Index cols, Rng& rng) {
     return m;
 }
 
+// Writes `text` gzip-compressed to `path`.
+void write_gz(const std::string& path, const std::string& text);
+
 // A fresh empty temporary folder, removed when the object dies.
 class TempDir {
 public:

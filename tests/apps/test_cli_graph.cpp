@@ -1,0 +1,744 @@
+// End-to-end tests of `gatkit train --task graph` and `gatkit predict` on molecules and TU graphs:
+// the real binary runs on a small molecule CSV written here (salts, charges, aromatic rings, a
+// one-atom molecule, quoted names with commas, CRLF rows, missing labels, two invalid SMILES) and
+// on a tiny TU-format folder. Every run is tiny (one thread, a few epochs, a narrow model).
+#include "support/fixtures.hpp"
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace fs = std::filesystem;
+using gatkit::test::TempDir;
+
+namespace {
+
+struct CliResult {
+    int exit_code = -1;
+    std::string out, err;
+};
+
+std::string slurp(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+std::string shq(const std::string& s) {
+    std::string q = "'";
+    for (const char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return q + "'";
+}
+
+// Runs `gatkit ARGS` through the shell; stdout and stderr go to files in a private folder.
+CliResult run_cli(const std::string& args) {
+    TempDir io;
+    const std::string out = io.file("stdout"), err = io.file("stderr");
+    const std::string cmd = shq(GATKIT_CLI) + " " + args + " >" + shq(out) + " 2>" + shq(err) + " </dev/null";
+    const int status = std::system(cmd.c_str());
+    CliResult r;
+    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.out = slurp(out);
+    r.err = slurp(err);
+    return r;
+}
+
+std::vector<std::string> text_lines(const std::string& text) {
+    std::vector<std::string> lines;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    return lines;
+}
+
+bool has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+bool begins(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
+
+// RFC 4180 records (quoted fields with commas, doubled quotes, CRLF or LF), header included.
+std::vector<std::vector<std::string>> parse_csv(const std::string& text) {
+    std::vector<std::vector<std::string>> rows;
+    std::vector<std::string> row;
+    std::string field;
+    bool quoted = false, any = false;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (quoted) {
+            if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') {
+                field += '"';
+                ++i;
+            } else if (c == '"') {
+                quoted = false;
+            } else {
+                field += c;
+            }
+            continue;
+        }
+        if (c == '"') {
+            quoted = true;
+            any = true;
+        } else if (c == ',') {
+            row.push_back(field);
+            field.clear();
+            any = true;
+        } else if (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n') {
+            // CRLF: the '\n' ends the record
+        } else if (c == '\n') {
+            row.push_back(field);
+            rows.push_back(row);
+            row.clear();
+            field.clear();
+            any = false;
+        } else {
+            field += c;
+            any = true;
+        }
+    }
+    if (any || !field.empty()) {
+        row.push_back(field);
+        rows.push_back(row);
+    }
+    return rows;
+}
+
+nlohmann::json load_json(const std::string& path) { return nlohmann::json::parse(slurp(path)); }
+
+// The user-error contract: exit 1, stderr is one "gatkit: error: ..." line, optionally followed
+// by one "hint: ..." line.
+void require_one_line_error(const CliResult& r) {
+    INFO("stdout: " << r.out << "\nstderr: " << r.err);
+    REQUIRE(r.exit_code == 1);
+    const auto lines = text_lines(r.err);
+    REQUIRE(!lines.empty());
+    REQUIRE(lines.size() <= 2);
+    CHECK(begins(lines[0], "gatkit: error: "));
+    if (lines.size() == 2) CHECK(begins(lines[1], "hint: "));
+}
+
+// No model file and no "<name>.tmp.*" leftover next to it.
+void require_no_model(const std::string& path) {
+    CHECK_FALSE(fs::exists(path));
+    const std::string name = fs::path(path).filename().string();
+    for (const auto& entry : fs::directory_iterator(fs::path(path).parent_path()))
+        CHECK_FALSE(begins(entry.path().filename().string(), name + ".tmp"));
+}
+
+// RDKit log lines start with a "[HH:MM:SS]" timestamp; none may reach stderr.
+bool has_rdkit_log_line(const std::string& err) {
+    static const std::regex stamp(R"(\[\d\d:\d\d:\d\d\])");
+    return std::regex_search(err, stamp);
+}
+
+// ---- the molecule fixture ----------------------------------------------------------------------
+
+const char* const kSmiles[] = {
+    "CC(=O)Oc1ccccc1C(=O)O",                         // aspirin
+    "CC(=O)Nc1ccc(O)cc1",                            // paracetamol
+    "CN1C=NC2=C1C(=O)N(C(=O)N2C)C",                  // caffeine
+    "CC(C)Cc1ccc(cc1)C(C)C(=O)O",                    // ibuprofen
+    "C",                                             // methane: one atom, no bonds
+    "CCO",                                           // ethanol
+    "c1ccccc1",                                      // benzene
+    "c1ccncc1",                                      // pyridine
+    "CN(C)CCCN1c2ccccc2CCc2ccccc21",                 // imipramine
+    "CC(C)NCC(O)c1ccc(O)c(O)c1",                     // isoproterenol
+    "O=C(O)c1ccccc1O",                               // salicylic acid
+    "CC12CCC3C(CCC4=CC(=O)CCC34C)C1CCC2O",           // testosterone
+    "[Na+].[O-]C(=O)c1ccccc1",                       // sodium benzoate (salt)
+    "Cl.CN1CCC[C@H]1c1cccnc1",                       // nicotine hydrochloride (salt)
+    "CC(=O)[O-].[NH4+]",                             // ammonium acetate (salt, charges)
+    "C[N+](C)(C)CCO",                                // choline (charge)
+    "OC[C@H]1OC(O)[C@H](O)[C@@H](O)[C@@H]1O",        // glucose
+    "CC(C)(C)NCC(O)c1ccc(O)c(CO)c1",                 // salbutamol
+    "COc1ccc2[nH]cc(CCN(C)C)c2c1",                   // 5-MeO-DMT
+    "O=C1CCCCC1",                                    // cyclohexanone
+    "CCCCCCCCCCCCCCCC(=O)O",                         // palmitic acid
+    "Clc1ccc(cc1)C(c1ccccc1)N1CCN(CC1)CCOCC(=O)O",   // cetirizine
+    "CCOC(C)=O",                                     // ethyl acetate
+    "c1ccc2ccccc2c1",                                // naphthalene
+    "Oc1ccccc1",                                     // phenol
+    "NCCc1ccc(O)c(O)c1",                             // dopamine
+    "CC(N)Cc1ccccc1",                                // amphetamine
+    "O=C(O)CCC(=O)O",                                // succinic acid
+    "CC(C)=CCCC(C)=CCO",                             // geraniol
+    "COc1ccc(CC=C)cc1",                              // estragole
+    "O=c1cc(-c2ccccc2)oc2ccccc12",                   // flavone
+    "CC1=CC(=O)C=CC1=O",                             // methyl-p-benzoquinone
+    "ClCCl",                                         // dichloromethane
+    "FC(F)(F)c1ccccc1",                              // benzotrifluoride
+    "OCC(O)CO",                                      // glycerol
+    "NC(=O)N",                                       // urea
+    "C1CCNCC1",                                      // piperidine
+    "c1ccc2[nH]ccc2c1",                              // indole
+    "Nc1ccccc1",                                     // aniline
+    "CC#N",                                          // acetonitrile
+    "O=[N+]([O-])c1ccccc1",                          // nitrobenzene (charges)
+    "CC(=O)N1CCCC1",                                 // N-acetylpyrrolidine
+    "c1cnc[nH]1",                                    // imidazole
+    "NC(Cc1ccccc1)C(=O)O",                           // phenylalanine
+    "NCC(=O)O",                                      // glycine
+    "C[NH3+].[Cl-]",                                 // methylammonium chloride (salt)
+    "CN1C(=O)CN=C(c2ccccc2)c2cc(Cl)ccc21",           // diazepam
+    "CCN(CC)CC",                                     // triethylamine
+    "OC(=O)c1cccnc1",                                // nicotinic acid
+    "CC(C)C[C@H](N)C(=O)O",                          // leucine
+    "O=C(c1ccccc1)c1ccccc1",                         // benzophenone
+    "CC(=O)C",                                       // acetone
+    "OC(=O)C(=O)O",                                  // oxalic acid
+    "CCCCO",                                         // butanol
+    "c1ccsc1",                                       // thiophene
+    "CC(=O)c1ccc(O)cc1",                             // 4-hydroxyacetophenone
+    "O=C(O)/C=C/C(=O)O",                             // fumaric acid
+    "[K+].[O-]C(=O)CC",                              // potassium propanoate (salt)
+    "CSC",                                           // dimethyl sulfide
+    "COc1cc(C=O)ccc1O",                              // vanillin
+};
+constexpr int kValid = static_cast<int>(sizeof kSmiles / sizeof kSmiles[0]);  // 60
+
+// 1 when the molecule has a nitrogen ("N" other than sodium's "Na", or aromatic "n").
+int has_nitrogen(const std::string& s) {
+    for (std::size_t i = 0; i < s.size(); ++i)
+        if ((s[i] == 'N' && (i + 1 == s.size() || s[i + 1] != 'a')) || s[i] == 'n') return 1;
+    return 0;
+}
+
+int has_oxygen(const std::string& s) { return s.find_first_of("Oo") != std::string::npos ? 1 : 0; }
+
+struct MolRow {
+    std::vector<std::string> fields;  // name, smiles, active, logp_like, second (as written)
+    bool valid = true;
+    bool crlf = false;
+};
+
+// The fixture's rows: the 60 molecules with the 2 invalid SMILES inserted at rows 11 and 42.
+std::vector<MolRow> molecule_rows() {
+    std::vector<MolRow> rows;
+    int k = 0;
+    for (int i = 0; i < kValid + 2; ++i) {
+        MolRow r;
+        std::string smiles, active = "0", logp = "0.5", second = "1";
+        if (i == 10) {
+            smiles = "C1CC(N";  // unclosed ring and branch: a syntax error
+            r.valid = false;
+        } else if (i == 41) {
+            smiles = "[NH5]";  // five bonds to nitrogen: a valence error
+            r.valid = false;
+        } else {
+            smiles = kSmiles[k];
+            active = std::to_string(has_nitrogen(smiles));
+            // any numbers: 0.3 per carbon, minus 0.7 per oxygen and per nitrogen
+            double v = -0.2;
+            for (const char c : smiles) v += (c == 'C' || c == 'c') ? 0.3 : (c == 'O' || c == 'o' || c == 'N' || c == 'n') ? -0.7 : 0.0;
+            std::ostringstream s;
+            s << v;
+            logp = s.str();
+            second = k % 5 == 3 ? "" : std::to_string(has_oxygen(smiles));  // every fifth label missing
+            ++k;
+        }
+        const std::string name = i == 7 ? "Drug \"seven\", the \"quoted\" one" : "Drug " + std::to_string(i + 1) + ", lot A, batch " +
+                                                                                 std::to_string(i % 3);
+        r.fields = {name, smiles, active, logp, second};
+        r.crlf = i >= 20 && i < 35;
+        rows.push_back(r);
+    }
+    return rows;
+}
+
+std::string csv_quote(const std::string& s) {
+    std::string q = "\"";
+    for (const char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return q + "\"";
+}
+
+// Writes DIR/mols.csv: header name,smiles,active,logp_like,second; names quoted (they hold
+// commas); rows 21..35 end in CRLF.
+std::string write_molecules(const TempDir& dir, const std::string& file = "mols.csv") {
+    std::string text = "name,smiles,active,logp_like,second\n";
+    for (const auto& r : molecule_rows()) {
+        text += csv_quote(r.fields[0]);
+        for (std::size_t k = 1; k < r.fields.size(); ++k) text += "," + r.fields[k];
+        text += r.crlf ? "\r\n" : "\n";
+    }
+    return dir.write(file, text);
+}
+
+// Flags every train run shares: tiny and single-threaded.
+const std::string kTiny = " --threads 1 --epochs 5 --layers 1 --heads 2 --hidden 8 --mlp-hidden 16 --batch-size 8 --lr 0.01 --seed 1";
+
+// ---- the TU fixture ---------------------------------------------------------------------------
+
+// DIR/DS/DS_*.txt: 18 small graphs (3-5 nodes); label 1 graphs are rings whose nodes mostly
+// carry node label 1, label -1 graphs are chains with node label 0.
+std::string write_tu(const TempDir& dir) {
+    fs::create_directories(dir.file("DS"));
+    std::string a, indicator, graph_labels, node_labels;
+    int next = 1;  // 1-based global node id
+    for (int g = 0; g < 18; ++g) {
+        const bool positive = g % 2 == 1;
+        const int n = 3 + g % 3;
+        for (int i = 0; i < n; ++i) {
+            indicator += std::to_string(g + 1) + "\n";
+            node_labels += std::to_string(positive ? (i == 0 ? 2 : 1) : 0) + "\n";
+        }
+        auto edge = [&](int u, int v) {
+            a += std::to_string(next + u) + ", " + std::to_string(next + v) + "\n";
+            a += std::to_string(next + v) + ", " + std::to_string(next + u) + "\n";
+        };
+        for (int i = 0; i + 1 < n; ++i) edge(i, i + 1);
+        if (positive) edge(n - 1, 0);
+        graph_labels += positive ? "1\n" : "-1\n";
+        next += n;
+    }
+    dir.write("DS/DS_A.txt", a);
+    dir.write("DS/DS_graph_indicator.txt", indicator);
+    dir.write("DS/DS_graph_labels.txt", graph_labels);
+    dir.write("DS/DS_node_labels.txt", node_labels);
+    return dir.file("DS");
+}
+
+double in_unit(const nlohmann::json& v) {
+    INFO("value " << v);
+    REQUIRE(v.is_number());
+    const double x = v.get<double>();
+    CHECK(x >= 0.0);
+    CHECK(x <= 1.0);
+    return x;
+}
+
+// Checks a predictions CSV written for the molecule fixture: one row per input row, in order,
+// the input columns copied, `columns` extra value columns (empty exactly for the invalid rows),
+// an error column non-empty exactly for the invalid rows. Returns the values of the first extra
+// column for the valid rows.
+std::vector<double> check_predictions(const std::string& path, const std::vector<std::string>& columns, bool probabilities) {
+    const auto csv = parse_csv(slurp(path));
+    const auto rows = molecule_rows();
+    REQUIRE(csv.size() == rows.size() + 1);
+    std::vector<std::string> header = {"name", "smiles", "active", "logp_like", "second"};
+    header.insert(header.end(), columns.begin(), columns.end());
+    header.push_back("error");
+    CHECK(csv[0] == header);
+    std::vector<double> values;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        const auto& f = csv[i + 1];
+        INFO("predictions row " << i + 1 << ": " << rows[i].fields[1]);
+        REQUIRE(f.size() == header.size());
+        for (std::size_t k = 0; k < 5; ++k) CHECK(f[k] == rows[i].fields[k]);
+        const std::string& error = f.back();
+        if (rows[i].valid) {
+            CHECK(error.empty());
+            for (std::size_t c = 0; c < columns.size(); ++c) {
+                const std::string& cell = f[5 + c];
+                REQUIRE(!cell.empty());
+                const double v = std::stod(cell);
+                CHECK(std::isfinite(v));
+                if (probabilities) {
+                    CHECK(v >= 0.0);
+                    CHECK(v <= 1.0);
+                }
+                if (c == 0) values.push_back(v);
+            }
+        } else {
+            CHECK(has(error, rows[i].fields[1]));
+            for (std::size_t c = 0; c < columns.size(); ++c) CHECK(f[5 + c].empty());
+        }
+    }
+    CHECK(values.size() == static_cast<std::size_t>(kValid));
+    return values;
+}
+
+}  // namespace
+
+TEST_CASE("graph train on molecules skips invalid rows, reports them once and writes graph metrics", "[cli][graph]") {
+    TempDir dir;
+    const std::string data = write_molecules(dir);
+    const std::string model = dir.file("m.gatkit");
+    const CliResult r = run_cli("train --task graph --data " + shq(data) + " --target-columns active --split random" + kTiny +
+                                " --out " + shq(model) + " --metrics-json " + shq(dir.file("m.json")));
+    INFO("stdout: " << r.out << "\nstderr: " << r.err);
+    REQUIRE(r.exit_code == 0);
+    REQUIRE(fs::exists(model));
+    CHECK(fs::file_size(model) > 0);
+    CHECK(has(r.out, "model written to " + model));
+
+    const nlohmann::json m = load_json(dir.file("m.json"));
+    CHECK(m["task"] == "graph");
+    CHECK(m["model_type"] == "gat");
+    CHECK(m["target_type"] == "binary");
+    CHECK(m["split"] == "random");
+    CHECK(m["n_graphs"] == kValid);
+    CHECK(m["n_skipped"] == 2);
+    CHECK(m["threads"] == 1);
+    CHECK(m["seed"] == 1);
+    // chemprop's sizes: train = floor(0.8 n), val = floor(0.9 n) - train, test = the rest
+    CHECK(m["n_train"] == 48);
+    CHECK(m["n_val"] == 6);
+    CHECK(m["n_test"] == 6);
+    in_unit(m["test_roc_auc"]);
+    in_unit(m["test_accuracy"]);
+    REQUIRE(m.contains("epochs_run"));
+    REQUIRE(m.contains("best_epoch"));
+    CHECK(m["epochs_run"].get<int>() >= 1);
+    CHECK(m["epochs_run"].get<int>() <= 5);
+    CHECK(m["best_epoch"].get<int>() >= 0);
+    CHECK(m["best_epoch"].get<int>() <= m["epochs_run"].get<int>());
+    CHECK(m["train_seconds"].get<double>() > 0.0);
+
+    // stderr: one summary line for the skipped rows, no RDKit log lines.
+    const std::string invalid = model + ".invalid.csv";
+    const auto err_lines = text_lines(r.err);
+    CHECK(std::count_if(err_lines.begin(), err_lines.end(), [](const std::string& l) { return has(l, "skipped"); }) == 1);
+    CHECK(has(r.err, "2 of " + std::to_string(kValid + 2) + " rows skipped, reasons in " + invalid + "\n"));
+    CHECK_FALSE(has_rdkit_log_line(r.err));
+    CHECK_FALSE(has(r.err, "SMILES Parse Error"));
+    CHECK_FALSE(has(r.err, "Explicit valence"));
+
+    // The skipped rows: row (file line), smiles, RDKit's reason.
+    REQUIRE(fs::exists(invalid));
+    const auto rows = parse_csv(slurp(invalid));
+    REQUIRE(rows.size() == 3);
+    CHECK(rows[0] == std::vector<std::string>{"row", "smiles", "reason"});
+    REQUIRE(rows[1].size() == 3);
+    REQUIRE(rows[2].size() == 3);
+    CHECK(rows[1][0] == "12");  // data row 11, after the header line
+    CHECK(rows[1][1] == "C1CC(N");
+    CHECK(rows[2][0] == "43");
+    CHECK(rows[2][1] == "[NH5]");
+    for (int k = 1; k <= 2; ++k) {
+        INFO("reason: " << rows[k][2]);
+        CHECK(has(rows[k][2], "RDKit"));
+        CHECK_FALSE(has_rdkit_log_line(rows[k][2]));
+    }
+    CHECK(has(rows[2][2], "valence"));
+}
+
+TEST_CASE("train --on-invalid fail stops at the first invalid row with file:line and the SMILES", "[cli][graph]") {
+    TempDir dir;
+    const std::string data = write_molecules(dir);
+    const std::string model = dir.file("m.gatkit");
+    const CliResult r = run_cli("train --task graph --data " + shq(data) + " --target-columns active --on-invalid fail" + kTiny +
+                                " --out " + shq(model));
+    require_one_line_error(r);
+    CHECK(has(r.err, "mols.csv:12:"));
+    CHECK(has(r.err, "C1CC(N"));
+    CHECK_FALSE(has_rdkit_log_line(r.err));
+    require_no_model(model);
+}
+
+TEST_CASE("graph predict keeps one row per input row, with the input columns and an error column", "[cli][graph]") {
+    TempDir dir;
+    const std::string data = write_molecules(dir);
+    const std::string model = dir.file("m.gatkit");
+    REQUIRE(run_cli("train --task graph --data " + shq(data) + " --target-columns active --quiet" + kTiny + " --out " + shq(model)).exit_code ==
+            0);
+
+    SECTION("--data F --out P") {
+        const std::string pred = dir.file("p.csv");
+        const CliResult p = run_cli("predict --model " + shq(model) + " --data " + shq(data) + " --threads 1 --out " + shq(pred));
+        INFO("stderr: " << p.err);
+        REQUIRE(p.exit_code == 0);
+        CHECK_FALSE(has_rdkit_log_line(p.err));
+        check_predictions(pred, {"p_active"}, true);
+    }
+    SECTION("--smiles CCO prints a header and one row") {
+        const CliResult p = run_cli("predict --model " + shq(model) + " --smiles CCO --threads 1");
+        INFO("stdout: " << p.out << "\nstderr: " << p.err);
+        REQUIRE(p.exit_code == 0);
+        const auto csv = parse_csv(p.out);
+        REQUIRE(csv.size() == 2);
+        CHECK(csv[0] == std::vector<std::string>{"smiles", "p_active", "error"});
+        REQUIRE(csv[1].size() == 3);
+        CHECK(csv[1][0] == "CCO");
+        const double v = std::stod(csv[1][1]);
+        CHECK(v >= 0.0);
+        CHECK(v <= 1.0);
+        CHECK(csv[1][2].empty());
+    }
+    SECTION("--smiles with an invalid SMILES prints the row with its error and succeeds") {
+        const CliResult p = run_cli("predict --model " + shq(model) + " --smiles " + shq("C1CC(N") + " --threads 1");
+        INFO("stdout: " << p.out << "\nstderr: " << p.err);
+        REQUIRE(p.exit_code == 0);
+        CHECK_FALSE(has_rdkit_log_line(p.err));
+        const auto csv = parse_csv(p.out);
+        REQUIRE(csv.size() == 2);
+        REQUIRE(csv[1].size() == 3);
+        CHECK(csv[1][0] == "C1CC(N");
+        CHECK(csv[1][1].empty());
+        CHECK(has(csv[1][2], "C1CC(N"));
+        CHECK(has(csv[1][2], "RDKit"));
+    }
+}
+
+TEST_CASE("graph train: multi-task with missing labels, and regression in the original units", "[cli][graph]") {
+    TempDir dir;
+    const std::string data = write_molecules(dir);
+
+    SECTION("two binary tasks, the second with missing labels") {
+        const CliResult r = run_cli("train --task graph --data " + shq(data) + " --target-columns active,second --quiet" + kTiny + " --out " +
+                                    shq(dir.file("mt.gatkit")) + " --metrics-json " + shq(dir.file("mt.json")));
+        INFO("stderr: " << r.err);
+        REQUIRE(r.exit_code == 0);
+        const nlohmann::json m = load_json(dir.file("mt.json"));
+        CHECK(m["target_type"] == "binary");
+        CHECK(m["n_graphs"] == kValid);
+        in_unit(m["test_roc_auc"]);
+        REQUIRE(m.contains("test_roc_auc_per_task"));
+        const auto& per = m["test_roc_auc_per_task"];
+        REQUIRE(per.is_object());
+        CHECK(per.size() == 2);
+        REQUIRE(per.contains("active"));
+        REQUIRE(per.contains("second"));
+        for (const auto& v : per) CHECK((v.is_null() || (v.get<double>() >= 0.0 && v.get<double>() <= 1.0)));
+
+        const std::string pred = dir.file("mt.csv");
+        REQUIRE(run_cli("predict --model " + shq(dir.file("mt.gatkit")) + " --data " + shq(data) + " --threads 1 --out " + shq(pred)).exit_code ==
+                0);
+        check_predictions(pred, {"p_active", "p_second"}, true);
+    }
+    SECTION("regression") {
+        const std::string model = dir.file("reg.gatkit");
+        const CliResult r = run_cli("train --task graph --data " + shq(data) + " --target-columns logp_like --quiet" + kTiny + " --out " +
+                                    shq(model) + " --metrics-json " + shq(dir.file("reg.json")));
+        INFO("stderr: " << r.err);
+        REQUIRE(r.exit_code == 0);
+        const nlohmann::json m = load_json(dir.file("reg.json"));
+        CHECK(m["target_type"] == "regression");
+        for (const char* key : {"test_rmse", "test_mae", "test_r2"}) {
+            INFO("key " << key);
+            REQUIRE(m.contains(key));
+            REQUIRE(m[key].is_number());
+        }
+        CHECK(m["test_rmse"].get<double>() >= m["test_mae"].get<double>());
+        CHECK(m["test_mae"].get<double>() >= 0.0);
+        CHECK_FALSE(m.contains("test_roc_auc"));
+
+        // Predictions are in the original units: their mean lies within the labels' range.
+        const std::string pred = dir.file("reg.csv");
+        REQUIRE(run_cli("predict --model " + shq(model) + " --data " + shq(data) + " --threads 1 --out " + shq(pred)).exit_code == 0);
+        const std::vector<double> values = check_predictions(pred, {"pred_logp_like"}, false);
+        double lo = 1e300, hi = -1e300, label_mean = 0.0;
+        for (const auto& row : molecule_rows())
+            if (row.valid) {
+                const double y = std::stod(row.fields[3]);
+                lo = std::min(lo, y);
+                hi = std::max(hi, y);
+                label_mean += y / kValid;
+            }
+        double mean = 0.0;
+        for (const double v : values) mean += v / static_cast<double>(values.size());
+        INFO("prediction mean " << mean << ", labels in [" << lo << ", " << hi << "], label mean " << label_mean);
+        CHECK(mean > lo);
+        CHECK(mean < hi);
+        CHECK(std::abs(mean - label_mean) < 0.5 * (hi - lo));
+    }
+}
+
+TEST_CASE("graph train: scaffold, stratified and k-fold splits, and the fingerprint baseline trains and predicts", "[cli][graph]") {
+    TempDir dir;
+    const std::string data = write_molecules(dir);
+    const auto train = [&](const std::string& extra, const std::string& name) {
+        const CliResult r = run_cli("train --task graph --data " + shq(data) + " --target-columns active --quiet" + kTiny + " " + extra +
+                                    " --out " + shq(dir.file(name + ".gatkit")) + " --metrics-json " + shq(dir.file(name + ".json")));
+        INFO("args: " << extra << "\nstdout: " << r.out << "\nstderr: " << r.err);
+        REQUIRE(r.exit_code == 0);
+        REQUIRE(fs::exists(dir.file(name + ".gatkit")));
+        const nlohmann::json m = load_json(dir.file(name + ".json"));
+        CHECK(m["n_graphs"] == kValid);
+        CHECK(m["n_train"].get<int>() > 0);
+        CHECK(m["n_test"].get<int>() > 0);
+        return m;
+    };
+
+    SECTION("scaffold") {
+        const nlohmann::json m = train("--split scaffold", "scaffold");
+        CHECK(m["split"] == "scaffold");
+        CHECK(m["n_train"].get<int>() + m["n_val"].get<int>() + m["n_test"].get<int>() == kValid);
+        CHECK((m["test_roc_auc"].is_null() || (m["test_roc_auc"].get<double>() >= 0.0 && m["test_roc_auc"].get<double>() <= 1.0)));
+    }
+    SECTION("stratified") {
+        const nlohmann::json m = train("--split stratified --split-sizes 0.6,0.2,0.2", "stratified");
+        CHECK(m["split"] == "stratified");
+        CHECK(m["n_train"].get<int>() + m["n_val"].get<int>() + m["n_test"].get<int>() == kValid);
+        in_unit(m["test_roc_auc"]);  // both classes are in the test part
+    }
+    SECTION("kfold:3") {
+        const nlohmann::json m = train("--split kfold:3", "kfold");
+        CHECK(m["split"] == "kfold:3");
+        CHECK(m["n_test"].get<int>() == kValid / 3);
+        in_unit(m["test_roc_auc"]);
+        REQUIRE(m.contains("test_roc_auc_std"));
+        REQUIRE(m["test_roc_auc_std"].is_number());
+        CHECK(m["test_roc_auc_std"].get<double>() >= 0.0);
+        CHECK(m["test_roc_auc_std"].get<double>() <= 0.5);
+    }
+    SECTION("fingerprint model") {
+        const nlohmann::json m = train("--model-type fingerprint --split stratified --split-sizes 0.6,0.2,0.2", "fp");
+        CHECK(m["model_type"] == "fingerprint");
+        CHECK(m["target_type"] == "binary");
+        const double auc = in_unit(m["test_roc_auc"]);
+        CHECK(auc > 0.5);  // "has a nitrogen" is in the Morgan bits
+        const std::string pred = dir.file("fp.csv");
+        const CliResult p = run_cli("predict --model " + shq(dir.file("fp.gatkit")) + " --data " + shq(data) + " --threads 1 --out " + shq(pred));
+        INFO("stderr: " << p.err);
+        REQUIRE(p.exit_code == 0);
+        check_predictions(pred, {"p_active"}, true);
+        const CliResult one = run_cli("predict --model " + shq(dir.file("fp.gatkit")) + " --smiles c1ccncc1");
+        INFO("stdout: " << one.out << "\nstderr: " << one.err);
+        REQUIRE(one.exit_code == 0);
+        const auto csv = parse_csv(one.out);
+        REQUIRE(csv.size() == 2);
+        CHECK(csv[0] == std::vector<std::string>{"smiles", "p_active", "error"});
+    }
+}
+
+TEST_CASE("graph train: the same seed gives the same model and predictions with 1 and 2 threads", "[cli][graph]") {
+    TempDir dir;
+    const std::string data = write_molecules(dir);
+    std::string args = kTiny;
+    args.replace(args.find("--threads 1"), 11, "");
+    for (const int t : {1, 2}) {
+        const std::string n = std::to_string(t);
+        const CliResult r = run_cli("train --task graph --data " + shq(data) + " --target-columns active --quiet" +
+                                    args + " --threads " + n + " --out " + shq(dir.file("m" + n)) + " --metrics-json " +
+                                    shq(dir.file("m" + n + ".json")));
+        INFO("stderr: " << r.err);
+        REQUIRE(r.exit_code == 0);
+        const CliResult p = run_cli("predict --model " + shq(dir.file("m" + n)) + " --data " + shq(data) + " --threads " + n + " --out " +
+                                    shq(dir.file("p" + n + ".csv")));
+        INFO("stderr: " << p.err);
+        REQUIRE(p.exit_code == 0);
+    }
+    const nlohmann::json m1 = load_json(dir.file("m1.json")), m2 = load_json(dir.file("m2.json"));
+    CHECK(m1["threads"] == 1);
+    CHECK(m2["threads"] == 2);
+    CHECK(m1["test_roc_auc"] == m2["test_roc_auc"]);
+    CHECK(m1["best_epoch"] == m2["best_epoch"]);
+    const std::string model1 = slurp(dir.file("m1")), model2 = slurp(dir.file("m2"));
+    CHECK(!model1.empty());
+    CHECK(model1 == model2);
+    const std::string p1 = slurp(dir.file("p1.csv")), p2 = slurp(dir.file("p2.csv"));
+    CHECK(text_lines(p1).size() == static_cast<std::size_t>(kValid + 3));
+    CHECK(p1 == p2);
+    // the invalid-rows reports agree too
+    CHECK(slurp(dir.file("m1.invalid.csv")) == slurp(dir.file("m2.invalid.csv")));
+}
+
+TEST_CASE("graph train: bad input is a one-line user error and writes no model", "[cli][graph]") {
+    TempDir dir;
+    const std::string data = write_molecules(dir);
+    fs::create_directories(dir.file("out"));
+    const std::string model = dir.file("out/m.gatkit");
+    const auto train = [&](const std::string& data_path, const std::string& extra) {
+        return run_cli("train --task graph --data " + shq(data_path) + " " + extra + kTiny + " --out " + shq(model) + " --metrics-json " +
+                       shq(dir.file("out/m.json")));
+    };
+
+    SECTION("a --target-columns name that is not a column") {
+        const CliResult r = train(data, "--target-columns activity");
+        require_one_line_error(r);
+        CHECK(has(r.err, "'activity'"));
+        for (const char* col : {"name", "smiles", "active", "logp_like", "second"}) CHECK(has(r.err, col));
+    }
+    SECTION("no --target-columns") {
+        const CliResult r = train(data, "");
+        require_one_line_error(r);
+        CHECK(has(r.err, "--target-columns"));
+    }
+    SECTION("a label that is not a number") {
+        std::string text = slurp(data);
+        const std::string from = ",c1ccncc1,1,";  // pyridine, data row 8 (line 9)
+        REQUIRE(has(text, from));
+        text.replace(text.find(from), from.size(), ",c1ccncc1,yes,");
+        const CliResult r = train(dir.write("badlabel.csv", text), "--target-columns active");
+        require_one_line_error(r);
+        CHECK(has(r.err, "badlabel.csv:9"));
+        CHECK(has(r.err, "'yes'"));
+    }
+    SECTION("no valid molecule") {
+        const CliResult r = train(dir.write("none.csv", "smiles,active\nC1CC(N,1\n[NH5],0\nnot_a_smiles,1\n"), "--target-columns active");
+        require_one_line_error(r);
+        CHECK(has(r.err, "none.csv"));
+        CHECK(has(r.err, "no valid molecule"));
+        CHECK_FALSE(has_rdkit_log_line(r.err));
+    }
+    SECTION("a binary file named .csv") {
+        // pseudo-random bytes with NULs, like a zip or an image saved as .csv
+        std::string bytes = std::string("PK\x03\x04", 4);
+        for (int i = 0; i < 600; ++i) {
+            const int b = (i * 37 + 11) % 256;
+            bytes += static_cast<char>(i % 7 == 0 ? 0 : b);
+        }
+        const CliResult r = train(dir.write("x.csv", bytes), "--target-columns active");
+        require_one_line_error(r);
+        CHECK(has(r.err, "x.csv"));
+        CHECK(r.err.find('\0') == std::string::npos);
+    }
+    SECTION("--split nonsense") {
+        // checked before the data are read: no summary lines, no invalid-rows report
+        const CliResult r = train(data, "--target-columns active --split nonsense");
+        require_one_line_error(r);
+        CHECK(has(r.err, "--split nonsense"));
+        CHECK(has(r.err, "scaffold"));
+        CHECK_FALSE(fs::exists(model + ".invalid.csv"));
+    }
+    SECTION("--split kfold:3x") {
+        const CliResult r = train(data, "--target-columns active --split kfold:3x");
+        require_one_line_error(r);
+        CHECK(has(r.err, "kfold:3x"));
+        CHECK_FALSE(fs::exists(model + ".invalid.csv"));
+    }
+    require_no_model(model);
+    CHECK_FALSE(fs::exists(dir.file("out/m.json")));
+}
+
+TEST_CASE("graph train on a TU-format folder: binary graph labels, random and k-fold splits", "[cli][graph]") {
+    TempDir dir;
+    const std::string tu = write_tu(dir);
+
+    SECTION("random split") {
+        const CliResult r = run_cli("train --task graph --data " + shq(tu) + " --split-sizes 0.5,0.25,0.25" + kTiny + " --out " +
+                                    shq(dir.file("tu.gatkit")) + " --metrics-json " + shq(dir.file("tu.json")));
+        INFO("stdout: " << r.out << "\nstderr: " << r.err);
+        REQUIRE(r.exit_code == 0);
+        REQUIRE(fs::exists(dir.file("tu.gatkit")));
+        const nlohmann::json m = load_json(dir.file("tu.json"));
+        CHECK(m["task"] == "graph");
+        CHECK(m["n_graphs"] == 18);
+        CHECK(m["n_skipped"] == 0);
+        // labels -1/1 are classes 0/1: a binary target, with the binary metrics
+        CHECK(m["target_type"] == "binary");
+        CHECK(m["n_train"].get<int>() + m["n_val"].get<int>() + m["n_test"].get<int>() == 18);
+        in_unit(m["test_accuracy"]);
+        for (const char* key : {"test_roc_auc", "test_pr_auc", "test_f1", "test_mcc"}) {
+            INFO("key " << key);
+            CHECK(m.contains(key));
+        }
+        CHECK_FALSE(m.contains("test_rmse"));
+        CHECK(has(r.out, "test_accuracy"));
+    }
+    SECTION("kfold:3") {
+        const CliResult r = run_cli("train --task graph --data " + shq(tu) + " --split kfold:3" + kTiny + " --out " + shq(dir.file("tu.gatkit")) +
+                                    " --metrics-json " + shq(dir.file("tu.json")));
+        INFO("stdout: " << r.out << "\nstderr: " << r.err);
+        REQUIRE(r.exit_code == 0);
+        const nlohmann::json m = load_json(dir.file("tu.json"));
+        CHECK(m["target_type"] == "binary");
+        CHECK(m["n_test"] == 6);
+        CHECK(m["n_val"] == 6);
+        CHECK(m["n_train"] == 6);
+        in_unit(m["test_accuracy"]);
+        in_unit(m["test_roc_auc"]);  // stratified folds: 3 graphs of each class in every test fold
+        REQUIRE(m.contains("test_accuracy_std"));
+        CHECK(m["test_accuracy_std"].get<double>() >= 0.0);
+        CHECK(m["test_accuracy_std"].get<double>() <= 0.5);
+    }
+}
