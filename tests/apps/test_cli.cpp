@@ -1,5 +1,6 @@
 // End-to-end tests of the `gatkit` program (ARCHITECTURE.md §6–7): the real binary is run on
 // small synthetic graphs written by `gatkit generate`, with stdout and stderr captured to files.
+#include "support/cli.hpp"
 #include "support/fixtures.hpp"
 
 #include <catch2/catch.hpp>
@@ -17,46 +18,13 @@
 
 namespace fs = std::filesystem;
 using gatkit::test::TempDir;
+using gatkit::test::shell_quote;
+using gatkit::test::run_gatkit;
+using gatkit::test::lines_of;
+using gatkit::test::read_text;
+using RunResult = gatkit::test::CliResult;
 
 namespace {
-
-struct RunResult {
-    int exit_code = -1;
-    std::string out, err;
-};
-
-std::string read_text(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
-
-std::string quote(const std::string& s) {
-    std::string q = "'";
-    for (const char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return q + "'";
-}
-
-// Runs `gatkit ARGS` through the shell; stdout and stderr go to files in a private folder.
-RunResult run(const std::string& args) {
-    TempDir io;
-    const std::string out = io.file("stdout"), err = io.file("stderr");
-    const std::string cmd = quote(GATKIT_CLI) + " " + args + " >" + quote(out) + " 2>" + quote(err) + " </dev/null";
-    const int status = std::system(cmd.c_str());
-    RunResult r;
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.out = read_text(out);
-    r.err = read_text(err);
-    return r;
-}
-
-std::vector<std::string> lines_of(const std::string& text) {
-    std::vector<std::string> lines;
-    std::istringstream in(text);
-    for (std::string line; std::getline(in, line);) lines.push_back(line);
-    return lines;
-}
 
 std::vector<std::string> split(const std::string& s, char sep) {
     std::vector<std::string> parts;
@@ -94,7 +62,7 @@ void require_user_error(const RunResult& r) {
 // class0..class{C-1}.
 std::string generate(const TempDir& dir, int nodes = 300, std::uint64_t seed = 1) {
     const std::string prefix = dir.file("g");
-    const RunResult r = run("generate --out " + quote(prefix) + " --nodes " + std::to_string(nodes) +
+    const RunResult r = run_gatkit("generate --out " + shell_quote(prefix) + " --nodes " + std::to_string(nodes) +
                             " --classes 3 --features 40 --seed " + std::to_string(seed));
     INFO("stderr: " << r.err);
     REQUIRE(r.exit_code == 0);
@@ -135,9 +103,9 @@ TEST_CASE("train writes the model and a metrics JSON with the documented keys", 
     const std::string data = generate(dir);
     int n_train, n_val, n_test;
     const std::string split = write_split(dir, 300, n_train, n_val, n_test);
-    const RunResult r = run("train --data " + quote(data) + " --split-file " + quote(split) +
-                            " --epochs 30 --seed 3 --threads 2 --out " + quote(dir.file("m.gatkit")) +
-                            " --metrics-json " + quote(dir.file("m.json")));
+    const RunResult r = run_gatkit("train --data " + shell_quote(data) + " --split-file " + shell_quote(split) +
+                            " --epochs 30 --seed 3 --threads 2 --out " + shell_quote(dir.file("m.gatkit")) +
+                            " --metrics-json " + shell_quote(dir.file("m.json")));
     INFO("stderr: " << r.err);
     REQUIRE(r.exit_code == 0);
     REQUIRE(fs::exists(dir.file("m.gatkit")));
@@ -184,8 +152,8 @@ TEST_CASE("train learns the generated graph well above chance with the default p
     // 1,600 nodes: 60 training nodes (20 per class), 500 validation, 1,000 test.
     TempDir dir;
     const std::string data = generate(dir, 1600);
-    const RunResult r = run("train --data " + quote(data) + " --epochs 100 --quiet --threads 1 --out " + quote(dir.file("m.gatkit")) +
-                            " --metrics-json " + quote(dir.file("m.json")));
+    const RunResult r = run_gatkit("train --data " + shell_quote(data) + " --epochs 100 --quiet --threads 1 --out " + shell_quote(dir.file("m.gatkit")) +
+                            " --metrics-json " + shell_quote(dir.file("m.json")));
     INFO("stderr: " << r.err);
     REQUIRE(r.exit_code == 0);
     CHECK(r.err.empty());  // --quiet
@@ -203,11 +171,11 @@ TEST_CASE("predict writes one row of class probabilities per node, in input orde
     TempDir dir;
     const std::string data = generate(dir);
     const std::string model = dir.file("m.gatkit");
-    REQUIRE(run("train --data " + quote(data) + " --split-file " + quote(write_split(dir, 300)) +
-                " --epochs 30 --quiet --threads 1 --out " + quote(model))
+    REQUIRE(run_gatkit("train --data " + shell_quote(data) + " --split-file " + shell_quote(write_split(dir, 300)) +
+                " --epochs 30 --quiet --threads 1 --out " + shell_quote(model))
                 .exit_code == 0);
 
-    const RunResult p = run("predict --model " + quote(model) + " --data " + quote(data) + " --out " + quote(dir.file("p.csv")));
+    const RunResult p = run_gatkit("predict --model " + shell_quote(model) + " --data " + shell_quote(data) + " --out " + shell_quote(dir.file("p.csv")));
     INFO("stderr: " << p.err);
     REQUIRE(p.exit_code == 0);
     const auto lines = lines_of(read_text(dir.file("p.csv")));
@@ -231,7 +199,7 @@ TEST_CASE("predict writes one row of class probabilities per node, in input orde
         CHECK(f[1] == "class" + std::to_string(argmax));
     }
 
-    const RunResult info = run("info --model " + quote(model));
+    const RunResult info = run_gatkit("info --model " + shell_quote(model));
     INFO("info stdout: " << info.out << "\nstderr: " << info.err);
     REQUIRE(info.exit_code == 0);
     // 2 GAT layers as in PyG: 40→8×8 (W 2560, a_src 64, a_dst 64, bias 64) + 64→3 (W 192, 3 + 3 + 3).
@@ -240,9 +208,9 @@ TEST_CASE("predict writes one row of class probabilities per node, in input orde
     CHECK(contains(info.out, "40 features"));
 
     // Data with another feature count is a user error, and no predictions file appears.
-    const RunResult g = run("generate --out " + quote(dir.file("g30")) + " --nodes 50 --classes 3 --features 30 --seed 2");
+    const RunResult g = run_gatkit("generate --out " + shell_quote(dir.file("g30")) + " --nodes 50 --classes 3 --features 30 --seed 2");
     REQUIRE(g.exit_code == 0);
-    const RunResult bad = run("predict --model " + quote(model) + " --data " + quote(dir.file("g30")) + " --out " + quote(dir.file("q.csv")));
+    const RunResult bad = run_gatkit("predict --model " + shell_quote(model) + " --data " + shell_quote(dir.file("g30")) + " --out " + shell_quote(dir.file("q.csv")));
     require_user_error(bad);
     CHECK(contains(bad.err, "30 features"));
     CHECK(contains(bad.err, "40"));
@@ -255,12 +223,12 @@ TEST_CASE("the same seed gives the same model and predictions with 1 and 2 threa
     const std::string split = write_split(dir, 300);
     for (const int t : {1, 2}) {
         const std::string n = std::to_string(t);
-        const RunResult r = run("train --data " + quote(data) + " --split-file " + quote(split) + " --epochs 30 --seed 7 --quiet --threads " +
-                                n + " --out " + quote(dir.file("m" + n)) + " --metrics-json " + quote(dir.file("m" + n + ".json")));
+        const RunResult r = run_gatkit("train --data " + shell_quote(data) + " --split-file " + shell_quote(split) + " --epochs 30 --seed 7 --quiet --threads " +
+                                n + " --out " + shell_quote(dir.file("m" + n)) + " --metrics-json " + shell_quote(dir.file("m" + n + ".json")));
         INFO("stderr: " << r.err);
         REQUIRE(r.exit_code == 0);
-        const RunResult p = run("predict --model " + quote(dir.file("m" + n)) + " --data " + quote(data) + " --threads " + n +
-                                " --out " + quote(dir.file("p" + n + ".csv")));
+        const RunResult p = run_gatkit("predict --model " + shell_quote(dir.file("m" + n)) + " --data " + shell_quote(data) + " --threads " + n +
+                                " --out " + shell_quote(dir.file("p" + n + ".csv")));
         INFO("stderr: " << p.err);
         REQUIRE(p.exit_code == 0);
     }
@@ -279,8 +247,8 @@ TEST_CASE("the same seed gives the same model and predictions with 1 and 2 threa
     CHECK(p1 == p2);
 
     SECTION("a different seed gives a different model") {
-        REQUIRE(run("train --data " + quote(data) + " --split-file " + quote(split) + " --epochs 30 --seed 8 --quiet --threads 1 --out " +
-                    quote(dir.file("m3")))
+        REQUIRE(run_gatkit("train --data " + shell_quote(data) + " --split-file " + shell_quote(split) + " --epochs 30 --seed 8 --quiet --threads 1 --out " +
+                    shell_quote(dir.file("m3")))
                     .exit_code == 0);
         CHECK(read_text(dir.file("m3")) != model2);
     }
@@ -290,11 +258,11 @@ TEST_CASE("a saved model predicts the same twice", "[cli]") {
     TempDir dir;
     const std::string data = generate(dir);
     const std::string model = dir.file("m.gatkit");
-    REQUIRE(run("train --data " + quote(data) + " --split-file " + quote(write_split(dir, 300)) +
-                " --epochs 30 --quiet --threads 1 --out " + quote(model))
+    REQUIRE(run_gatkit("train --data " + shell_quote(data) + " --split-file " + shell_quote(write_split(dir, 300)) +
+                " --epochs 30 --quiet --threads 1 --out " + shell_quote(model))
                 .exit_code == 0);
     for (const char* name : {"a.csv", "b.csv"})
-        REQUIRE(run("predict --model " + quote(model) + " --data " + quote(data) + " --threads 1 --out " + quote(dir.file(name))).exit_code == 0);
+        REQUIRE(run_gatkit("predict --model " + shell_quote(model) + " --data " + shell_quote(data) + " --threads 1 --out " + shell_quote(dir.file(name))).exit_code == 0);
     const std::string a = read_text(dir.file("a.csv"));
     CHECK(lines_of(a).size() == 301);
     CHECK(a == read_text(dir.file("b.csv")));
@@ -311,8 +279,8 @@ TEST_CASE("train --split-file is honoured and its unknown ids are reported", "[c
         for (int i = 30; i < 80; ++i) text += "n" + std::to_string(i) + ",val\n";
         for (int i = 100; i < 300; i += 2) text += "n" + std::to_string(i) + ",test\n";
         const std::string split = dir.write("split.csv", text);
-        const RunResult r = run("train --data " + quote(data) + " --split-file " + quote(split) + " --epochs 10 --quiet --threads 1 --out " +
-                                quote(dir.file("m")) + " --metrics-json " + quote(dir.file("m.json")));
+        const RunResult r = run_gatkit("train --data " + shell_quote(data) + " --split-file " + shell_quote(split) + " --epochs 10 --quiet --threads 1 --out " +
+                                shell_quote(dir.file("m")) + " --metrics-json " + shell_quote(dir.file("m.json")));
         INFO("stderr: " << r.err);
         REQUIRE(r.exit_code == 0);
         const nlohmann::json m = read_json(dir.file("m.json"));
@@ -324,8 +292,8 @@ TEST_CASE("train --split-file is honoured and its unknown ids are reported", "[c
 
     SECTION("an id that is not in the data") {
         const std::string split = dir.write("split.csv", "node_id,split\nn0,train\nn1,val\nn_missing_42,test\nn2,test\n");
-        const RunResult r = run("train --data " + quote(data) + " --split-file " + quote(split) + " --epochs 5 --quiet --threads 1 --out " +
-                                quote(dir.file("m")));
+        const RunResult r = run_gatkit("train --data " + shell_quote(data) + " --split-file " + shell_quote(split) + " --epochs 5 --quiet --threads 1 --out " +
+                                shell_quote(dir.file("m")));
         require_user_error(r);
         CHECK(contains(r.err, "n_missing_42"));
         CHECK(contains(r.err, "split.csv:4"));
@@ -344,8 +312,8 @@ TEST_CASE("bad input is a one-line user error naming the file, line and value, a
     fs::create_directories(dir.file("out"));
 
     const auto train = [&](const std::string& data_path) {
-        return run("train --data " + quote(data_path) + " --split-file " + quote(write_split(dir, 300)) + " --epochs 5 --threads 1 --out " +
-                   quote(out) + " --metrics-json " + quote(dir.file("out/metrics.json")));
+        return run_gatkit("train --data " + shell_quote(data_path) + " --split-file " + shell_quote(write_split(dir, 300)) + " --epochs 5 --threads 1 --out " +
+                   shell_quote(out) + " --metrics-json " + shell_quote(dir.file("out/metrics.json")));
     };
     // A copy of the generated data set in DIR/NAME/, with its files replaced where given.
     const auto variant = [&](const std::string& name, const std::string& c, const std::string& e) {
@@ -399,12 +367,12 @@ TEST_CASE("bad input is a one-line user error naming the file, line and value, a
         CHECK(contains(r.err, "'n17'"));
     }
     SECTION("an unsupported --conv") {
-        const RunResult r = run("train --data " + quote(data) + " --conv transformer --out " + quote(out));
+        const RunResult r = run_gatkit("train --data " + shell_quote(data) + " --conv transformer --out " + shell_quote(out));
         require_user_error(r);
         CHECK(contains(r.err, "--conv transformer"));
     }
     SECTION("predict with a model file that does not exist") {
-        const RunResult r = run("predict --model " + quote(dir.file("nope.gatkit")) + " --data " + quote(data) + " --out " + quote(out));
+        const RunResult r = run_gatkit("predict --model " + shell_quote(dir.file("nope.gatkit")) + " --data " + shell_quote(data) + " --out " + shell_quote(out));
         require_user_error(r);
         CHECK(contains(r.err, "nope.gatkit"));
     }
@@ -415,22 +383,22 @@ TEST_CASE("bad input is a one-line user error naming the file, line and value, a
 TEST_CASE("usage errors exit with code 2", "[cli]") {
     TempDir dir;
     SECTION("unknown flag") {
-        const RunResult r = run("train --data x --out " + quote(dir.file("m")) + " --no-such-flag");
+        const RunResult r = run_gatkit("train --data x --out " + shell_quote(dir.file("m")) + " --no-such-flag");
         CHECK(r.exit_code == 2);
         CHECK(contains(r.err, "--no-such-flag"));
     }
     SECTION("missing --out") {
-        const RunResult r = run("train --data x");
+        const RunResult r = run_gatkit("train --data x");
         CHECK(r.exit_code == 2);
         CHECK(contains(r.err, "--out"));
     }
-    SECTION("no subcommand") { CHECK(run("").exit_code == 2); }
-    SECTION("unknown subcommand") { CHECK(run("frobnicate").exit_code == 2); }
+    SECTION("no subcommand") { CHECK(run_gatkit("").exit_code == 2); }
+    SECTION("unknown subcommand") { CHECK(run_gatkit("frobnicate").exit_code == 2); }
     SECTION("--help and --version succeed") {
-        const RunResult h = run("train --help");
+        const RunResult h = run_gatkit("train --help");
         CHECK(h.exit_code == 0);
         CHECK(contains(h.out, "--split-file"));
-        const RunResult v = run("--version");
+        const RunResult v = run_gatkit("--version");
         CHECK(v.exit_code == 0);
         CHECK(contains(v.out, "gatkit"));
     }
@@ -444,29 +412,29 @@ TEST_CASE("a failing train leaves no output file behind", "[cli]") {
 
     SECTION("--out in a folder that does not exist") {
         const std::string out = dir.file("missing_dir/m.gatkit");
-        const RunResult r = run("train --data " + quote(data) + " --split-file " + quote(split) + " --epochs 3 --quiet --threads 1 --out " + quote(out));
+        const RunResult r = run_gatkit("train --data " + shell_quote(data) + " --split-file " + shell_quote(split) + " --epochs 3 --quiet --threads 1 --out " + shell_quote(out));
         require_user_error(r);
         CHECK(contains(r.err, "missing_dir"));
         CHECK_FALSE(fs::exists(dir.file("missing_dir")));
     }
     SECTION("--metrics-json in a folder that does not exist") {
         const std::string out = dir.file("m.gatkit");
-        const RunResult r = run("train --data " + quote(data) + " --split-file " + quote(split) + " --epochs 3 --quiet --threads 1 --out " + quote(out) +
-                                " --metrics-json " + quote(dir.file("missing_dir/m.json")));
+        const RunResult r = run_gatkit("train --data " + shell_quote(data) + " --split-file " + shell_quote(split) + " --epochs 3 --quiet --threads 1 --out " + shell_quote(out) +
+                                " --metrics-json " + shell_quote(dir.file("missing_dir/m.json")));
         require_user_error(r);
         CHECK(contains(r.err, "missing_dir"));
         require_no_output(out);
     }
     SECTION("the default planetoid split on a graph too small for it") {
         const std::string out = dir.file("m.gatkit");
-        const RunResult r = run("train --data " + quote(data) + " --epochs 3 --quiet --threads 1 --out " + quote(out));
+        const RunResult r = run_gatkit("train --data " + shell_quote(data) + " --epochs 3 --quiet --threads 1 --out " + shell_quote(out));
         require_user_error(r);
         CHECK(contains(r.err, "300 nodes"));
         require_no_output(out);
     }
     SECTION("a failed train keeps an existing model as it was") {
         const std::string out = dir.write("old.gatkit", "previous model bytes");
-        const RunResult r = run("train --data " + quote(dir.file("nope")) + " --epochs 3 --quiet --threads 1 --out " + quote(out));
+        const RunResult r = run_gatkit("train --data " + shell_quote(dir.file("nope")) + " --epochs 3 --quiet --threads 1 --out " + shell_quote(out));
         require_user_error(r);
         CHECK(read_text(out) == "previous model bytes");
     }

@@ -2,6 +2,7 @@
 // the real binary runs on a small molecule CSV written here (salts, charges, aromatic rings, a
 // one-atom molecule, quoted names with commas, CRLF rows, missing labels, two invalid SMILES) and
 // on a tiny TU-format folder. Every run is tiny (one thread, a few epochs, a narrow model).
+#include "support/cli.hpp"
 #include "support/fixtures.hpp"
 
 #include <catch2/catch.hpp>
@@ -20,47 +21,15 @@
 #include <vector>
 
 namespace fs = std::filesystem;
+using gatkit::test::CliResult;
 using gatkit::test::TempDir;
+using gatkit::test::shell_quote;
+using gatkit::test::run_gatkit;
+using gatkit::test::read_text;
+using gatkit::test::lines_of;
 
 namespace {
 
-struct CliResult {
-    int exit_code = -1;
-    std::string out, err;
-};
-
-std::string slurp(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
-
-std::string shq(const std::string& s) {
-    std::string q = "'";
-    for (const char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return q + "'";
-}
-
-// Runs `gatkit ARGS` through the shell; stdout and stderr go to files in a private folder.
-CliResult run_cli(const std::string& args) {
-    TempDir io;
-    const std::string out = io.file("stdout"), err = io.file("stderr");
-    const std::string cmd = shq(GATKIT_CLI) + " " + args + " >" + shq(out) + " 2>" + shq(err) + " </dev/null";
-    const int status = std::system(cmd.c_str());
-    CliResult r;
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.out = slurp(out);
-    r.err = slurp(err);
-    return r;
-}
-
-std::vector<std::string> text_lines(const std::string& text) {
-    std::vector<std::string> lines;
-    std::istringstream in(text);
-    for (std::string line; std::getline(in, line);) lines.push_back(line);
-    return lines;
-}
 
 bool has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 bool begins(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
@@ -111,14 +80,14 @@ std::vector<std::vector<std::string>> parse_csv(const std::string& text) {
     return rows;
 }
 
-nlohmann::json load_json(const std::string& path) { return nlohmann::json::parse(slurp(path)); }
+nlohmann::json load_json(const std::string& path) { return nlohmann::json::parse(read_text(path)); }
 
 // The user-error contract: exit 1, stderr is one "gatkit: error: ..." line, optionally followed
 // by one "hint: ..." line.
 void require_one_line_error(const CliResult& r) {
     INFO("stdout: " << r.out << "\nstderr: " << r.err);
     REQUIRE(r.exit_code == 1);
-    const auto lines = text_lines(r.err);
+    const auto lines = lines_of(r.err);
     REQUIRE(!lines.empty());
     REQUIRE(lines.size() <= 2);
     CHECK(begins(lines[0], "gatkit: error: "));
@@ -320,7 +289,7 @@ double in_unit(const nlohmann::json& v) {
 // an error column non-empty exactly for the invalid rows. Returns the values of the first extra
 // column for the valid rows.
 std::vector<double> check_predictions(const std::string& path, const std::vector<std::string>& columns, bool probabilities) {
-    const auto csv = parse_csv(slurp(path));
+    const auto csv = parse_csv(read_text(path));
     const auto rows = molecule_rows();
     REQUIRE(csv.size() == rows.size() + 1);
     std::vector<std::string> header = {"name", "smiles", "active", "logp_like", "second"};
@@ -362,8 +331,8 @@ TEST_CASE("graph train on molecules skips invalid rows, reports them once and wr
     TempDir dir;
     const std::string data = write_molecules(dir);
     const std::string model = dir.file("m.gatkit");
-    const CliResult r = run_cli("train --task graph --data " + shq(data) + " --target-columns active --split random" + kTiny +
-                                " --out " + shq(model) + " --metrics-json " + shq(dir.file("m.json")));
+    const CliResult r = run_gatkit("train --task graph --data " + shell_quote(data) + " --target-columns active --split random" + kTiny +
+                                " --out " + shell_quote(model) + " --metrics-json " + shell_quote(dir.file("m.json")));
     INFO("stdout: " << r.out << "\nstderr: " << r.err);
     REQUIRE(r.exit_code == 0);
     REQUIRE(fs::exists(model));
@@ -395,7 +364,7 @@ TEST_CASE("graph train on molecules skips invalid rows, reports them once and wr
 
     // stderr: one summary line for the skipped rows, no RDKit log lines.
     const std::string invalid = model + ".invalid.csv";
-    const auto err_lines = text_lines(r.err);
+    const auto err_lines = lines_of(r.err);
     CHECK(std::count_if(err_lines.begin(), err_lines.end(), [](const std::string& l) { return has(l, "skipped"); }) == 1);
     CHECK(has(r.err, "2 of " + std::to_string(kValid + 2) + " rows skipped, reasons in " + invalid + "\n"));
     CHECK_FALSE(has_rdkit_log_line(r.err));
@@ -404,7 +373,7 @@ TEST_CASE("graph train on molecules skips invalid rows, reports them once and wr
 
     // The skipped rows: row (file line), smiles, RDKit's reason.
     REQUIRE(fs::exists(invalid));
-    const auto rows = parse_csv(slurp(invalid));
+    const auto rows = parse_csv(read_text(invalid));
     REQUIRE(rows.size() == 3);
     CHECK(rows[0] == std::vector<std::string>{"row", "smiles", "reason"});
     REQUIRE(rows[1].size() == 3);
@@ -425,8 +394,8 @@ TEST_CASE("train --on-invalid fail stops at the first invalid row with file:line
     TempDir dir;
     const std::string data = write_molecules(dir);
     const std::string model = dir.file("m.gatkit");
-    const CliResult r = run_cli("train --task graph --data " + shq(data) + " --target-columns active --on-invalid fail" + kTiny +
-                                " --out " + shq(model));
+    const CliResult r = run_gatkit("train --task graph --data " + shell_quote(data) + " --target-columns active --on-invalid fail" + kTiny +
+                                " --out " + shell_quote(model));
     require_one_line_error(r);
     CHECK(has(r.err, "mols.csv:12:"));
     CHECK(has(r.err, "C1CC(N"));
@@ -438,19 +407,19 @@ TEST_CASE("graph predict keeps one row per input row, with the input columns and
     TempDir dir;
     const std::string data = write_molecules(dir);
     const std::string model = dir.file("m.gatkit");
-    REQUIRE(run_cli("train --task graph --data " + shq(data) + " --target-columns active --quiet" + kTiny + " --out " + shq(model)).exit_code ==
+    REQUIRE(run_gatkit("train --task graph --data " + shell_quote(data) + " --target-columns active --quiet" + kTiny + " --out " + shell_quote(model)).exit_code ==
             0);
 
     SECTION("--data F --out P") {
         const std::string pred = dir.file("p.csv");
-        const CliResult p = run_cli("predict --model " + shq(model) + " --data " + shq(data) + " --threads 1 --out " + shq(pred));
+        const CliResult p = run_gatkit("predict --model " + shell_quote(model) + " --data " + shell_quote(data) + " --threads 1 --out " + shell_quote(pred));
         INFO("stderr: " << p.err);
         REQUIRE(p.exit_code == 0);
         CHECK_FALSE(has_rdkit_log_line(p.err));
         check_predictions(pred, {"p_active"}, true);
     }
     SECTION("--smiles CCO prints a header and one row") {
-        const CliResult p = run_cli("predict --model " + shq(model) + " --smiles CCO --threads 1");
+        const CliResult p = run_gatkit("predict --model " + shell_quote(model) + " --smiles CCO --threads 1");
         INFO("stdout: " << p.out << "\nstderr: " << p.err);
         REQUIRE(p.exit_code == 0);
         const auto csv = parse_csv(p.out);
@@ -464,7 +433,7 @@ TEST_CASE("graph predict keeps one row per input row, with the input columns and
         CHECK(csv[1][2].empty());
     }
     SECTION("--smiles with an invalid SMILES prints the row with its error and succeeds") {
-        const CliResult p = run_cli("predict --model " + shq(model) + " --smiles " + shq("C1CC(N") + " --threads 1");
+        const CliResult p = run_gatkit("predict --model " + shell_quote(model) + " --smiles " + shell_quote("C1CC(N") + " --threads 1");
         INFO("stdout: " << p.out << "\nstderr: " << p.err);
         REQUIRE(p.exit_code == 0);
         CHECK_FALSE(has_rdkit_log_line(p.err));
@@ -483,8 +452,8 @@ TEST_CASE("graph train: multi-task with missing labels, and regression in the or
     const std::string data = write_molecules(dir);
 
     SECTION("two binary tasks, the second with missing labels") {
-        const CliResult r = run_cli("train --task graph --data " + shq(data) + " --target-columns active,second --quiet" + kTiny + " --out " +
-                                    shq(dir.file("mt.gatkit")) + " --metrics-json " + shq(dir.file("mt.json")));
+        const CliResult r = run_gatkit("train --task graph --data " + shell_quote(data) + " --target-columns active,second --quiet" + kTiny + " --out " +
+                                    shell_quote(dir.file("mt.gatkit")) + " --metrics-json " + shell_quote(dir.file("mt.json")));
         INFO("stderr: " << r.err);
         REQUIRE(r.exit_code == 0);
         const nlohmann::json m = load_json(dir.file("mt.json"));
@@ -500,14 +469,14 @@ TEST_CASE("graph train: multi-task with missing labels, and regression in the or
         for (const auto& v : per) CHECK((v.is_null() || (v.get<double>() >= 0.0 && v.get<double>() <= 1.0)));
 
         const std::string pred = dir.file("mt.csv");
-        REQUIRE(run_cli("predict --model " + shq(dir.file("mt.gatkit")) + " --data " + shq(data) + " --threads 1 --out " + shq(pred)).exit_code ==
+        REQUIRE(run_gatkit("predict --model " + shell_quote(dir.file("mt.gatkit")) + " --data " + shell_quote(data) + " --threads 1 --out " + shell_quote(pred)).exit_code ==
                 0);
         check_predictions(pred, {"p_active", "p_second"}, true);
     }
     SECTION("regression") {
         const std::string model = dir.file("reg.gatkit");
-        const CliResult r = run_cli("train --task graph --data " + shq(data) + " --target-columns logp_like --quiet" + kTiny + " --out " +
-                                    shq(model) + " --metrics-json " + shq(dir.file("reg.json")));
+        const CliResult r = run_gatkit("train --task graph --data " + shell_quote(data) + " --target-columns logp_like --quiet" + kTiny + " --out " +
+                                    shell_quote(model) + " --metrics-json " + shell_quote(dir.file("reg.json")));
         INFO("stderr: " << r.err);
         REQUIRE(r.exit_code == 0);
         const nlohmann::json m = load_json(dir.file("reg.json"));
@@ -523,7 +492,7 @@ TEST_CASE("graph train: multi-task with missing labels, and regression in the or
 
         // Predictions are in the original units: their mean lies within the labels' range.
         const std::string pred = dir.file("reg.csv");
-        REQUIRE(run_cli("predict --model " + shq(model) + " --data " + shq(data) + " --threads 1 --out " + shq(pred)).exit_code == 0);
+        REQUIRE(run_gatkit("predict --model " + shell_quote(model) + " --data " + shell_quote(data) + " --threads 1 --out " + shell_quote(pred)).exit_code == 0);
         const std::vector<double> values = check_predictions(pred, {"pred_logp_like"}, false);
         double lo = 1e300, hi = -1e300, label_mean = 0.0;
         for (const auto& row : molecule_rows())
@@ -546,8 +515,8 @@ TEST_CASE("graph train: scaffold, stratified and k-fold splits, and the fingerpr
     TempDir dir;
     const std::string data = write_molecules(dir);
     const auto train = [&](const std::string& extra, const std::string& name) {
-        const CliResult r = run_cli("train --task graph --data " + shq(data) + " --target-columns active --quiet" + kTiny + " " + extra +
-                                    " --out " + shq(dir.file(name + ".gatkit")) + " --metrics-json " + shq(dir.file(name + ".json")));
+        const CliResult r = run_gatkit("train --task graph --data " + shell_quote(data) + " --target-columns active --quiet" + kTiny + " " + extra +
+                                    " --out " + shell_quote(dir.file(name + ".gatkit")) + " --metrics-json " + shell_quote(dir.file(name + ".json")));
         INFO("args: " << extra << "\nstdout: " << r.out << "\nstderr: " << r.err);
         REQUIRE(r.exit_code == 0);
         REQUIRE(fs::exists(dir.file(name + ".gatkit")));
@@ -587,11 +556,11 @@ TEST_CASE("graph train: scaffold, stratified and k-fold splits, and the fingerpr
         const double auc = in_unit(m["test_roc_auc"]);
         CHECK(auc > 0.5);  // "has a nitrogen" is in the Morgan bits
         const std::string pred = dir.file("fp.csv");
-        const CliResult p = run_cli("predict --model " + shq(dir.file("fp.gatkit")) + " --data " + shq(data) + " --threads 1 --out " + shq(pred));
+        const CliResult p = run_gatkit("predict --model " + shell_quote(dir.file("fp.gatkit")) + " --data " + shell_quote(data) + " --threads 1 --out " + shell_quote(pred));
         INFO("stderr: " << p.err);
         REQUIRE(p.exit_code == 0);
         check_predictions(pred, {"p_active"}, true);
-        const CliResult one = run_cli("predict --model " + shq(dir.file("fp.gatkit")) + " --smiles c1ccncc1");
+        const CliResult one = run_gatkit("predict --model " + shell_quote(dir.file("fp.gatkit")) + " --smiles c1ccncc1");
         INFO("stdout: " << one.out << "\nstderr: " << one.err);
         REQUIRE(one.exit_code == 0);
         const auto csv = parse_csv(one.out);
@@ -607,13 +576,13 @@ TEST_CASE("graph train: the same seed gives the same model and predictions with 
     args.replace(args.find("--threads 1"), 11, "");
     for (const int t : {1, 2}) {
         const std::string n = std::to_string(t);
-        const CliResult r = run_cli("train --task graph --data " + shq(data) + " --target-columns active --quiet" +
-                                    args + " --threads " + n + " --out " + shq(dir.file("m" + n)) + " --metrics-json " +
-                                    shq(dir.file("m" + n + ".json")));
+        const CliResult r = run_gatkit("train --task graph --data " + shell_quote(data) + " --target-columns active --quiet" +
+                                    args + " --threads " + n + " --out " + shell_quote(dir.file("m" + n)) + " --metrics-json " +
+                                    shell_quote(dir.file("m" + n + ".json")));
         INFO("stderr: " << r.err);
         REQUIRE(r.exit_code == 0);
-        const CliResult p = run_cli("predict --model " + shq(dir.file("m" + n)) + " --data " + shq(data) + " --threads " + n + " --out " +
-                                    shq(dir.file("p" + n + ".csv")));
+        const CliResult p = run_gatkit("predict --model " + shell_quote(dir.file("m" + n)) + " --data " + shell_quote(data) + " --threads " + n + " --out " +
+                                    shell_quote(dir.file("p" + n + ".csv")));
         INFO("stderr: " << p.err);
         REQUIRE(p.exit_code == 0);
     }
@@ -622,14 +591,14 @@ TEST_CASE("graph train: the same seed gives the same model and predictions with 
     CHECK(m2["threads"] == 2);
     CHECK(m1["test_roc_auc"] == m2["test_roc_auc"]);
     CHECK(m1["best_epoch"] == m2["best_epoch"]);
-    const std::string model1 = slurp(dir.file("m1")), model2 = slurp(dir.file("m2"));
+    const std::string model1 = read_text(dir.file("m1")), model2 = read_text(dir.file("m2"));
     CHECK(!model1.empty());
     CHECK(model1 == model2);
-    const std::string p1 = slurp(dir.file("p1.csv")), p2 = slurp(dir.file("p2.csv"));
-    CHECK(text_lines(p1).size() == static_cast<std::size_t>(kValid + 3));
+    const std::string p1 = read_text(dir.file("p1.csv")), p2 = read_text(dir.file("p2.csv"));
+    CHECK(lines_of(p1).size() == static_cast<std::size_t>(kValid + 3));
     CHECK(p1 == p2);
     // the invalid-rows reports agree too
-    CHECK(slurp(dir.file("m1.invalid.csv")) == slurp(dir.file("m2.invalid.csv")));
+    CHECK(read_text(dir.file("m1.invalid.csv")) == read_text(dir.file("m2.invalid.csv")));
 }
 
 TEST_CASE("graph train: bad input is a one-line user error and writes no model", "[cli][graph]") {
@@ -638,8 +607,8 @@ TEST_CASE("graph train: bad input is a one-line user error and writes no model",
     fs::create_directories(dir.file("out"));
     const std::string model = dir.file("out/m.gatkit");
     const auto train = [&](const std::string& data_path, const std::string& extra) {
-        return run_cli("train --task graph --data " + shq(data_path) + " " + extra + kTiny + " --out " + shq(model) + " --metrics-json " +
-                       shq(dir.file("out/m.json")));
+        return run_gatkit("train --task graph --data " + shell_quote(data_path) + " " + extra + kTiny + " --out " + shell_quote(model) + " --metrics-json " +
+                       shell_quote(dir.file("out/m.json")));
     };
 
     SECTION("a --target-columns name that is not a column") {
@@ -654,7 +623,7 @@ TEST_CASE("graph train: bad input is a one-line user error and writes no model",
         CHECK(has(r.err, "--target-columns"));
     }
     SECTION("a label that is not a number") {
-        std::string text = slurp(data);
+        std::string text = read_text(data);
         const std::string from = ",c1ccncc1,1,";  // pyridine, data row 8 (line 9)
         REQUIRE(has(text, from));
         text.replace(text.find(from), from.size(), ",c1ccncc1,yes,");
@@ -705,8 +674,8 @@ TEST_CASE("graph train on a TU-format folder: binary graph labels, random and k-
     const std::string tu = write_tu(dir);
 
     SECTION("random split") {
-        const CliResult r = run_cli("train --task graph --data " + shq(tu) + " --split-sizes 0.5,0.25,0.25" + kTiny + " --out " +
-                                    shq(dir.file("tu.gatkit")) + " --metrics-json " + shq(dir.file("tu.json")));
+        const CliResult r = run_gatkit("train --task graph --data " + shell_quote(tu) + " --split-sizes 0.5,0.25,0.25" + kTiny + " --out " +
+                                    shell_quote(dir.file("tu.gatkit")) + " --metrics-json " + shell_quote(dir.file("tu.json")));
         INFO("stdout: " << r.out << "\nstderr: " << r.err);
         REQUIRE(r.exit_code == 0);
         REQUIRE(fs::exists(dir.file("tu.gatkit")));
@@ -726,8 +695,8 @@ TEST_CASE("graph train on a TU-format folder: binary graph labels, random and k-
         CHECK(has(r.out, "test_accuracy"));
     }
     SECTION("kfold:3") {
-        const CliResult r = run_cli("train --task graph --data " + shq(tu) + " --split kfold:3" + kTiny + " --out " + shq(dir.file("tu.gatkit")) +
-                                    " --metrics-json " + shq(dir.file("tu.json")));
+        const CliResult r = run_gatkit("train --task graph --data " + shell_quote(tu) + " --split kfold:3" + kTiny + " --out " + shell_quote(dir.file("tu.gatkit")) +
+                                    " --metrics-json " + shell_quote(dir.file("tu.json")));
         INFO("stdout: " << r.out << "\nstderr: " << r.err);
         REQUIRE(r.exit_code == 0);
         const nlohmann::json m = load_json(dir.file("tu.json"));
