@@ -79,9 +79,9 @@ LossResult<T> bce_with_logits(const MatrixT<T>& logits, const MatrixT<T>& target
         if (std::isnan(y)) continue;  // missing label: no loss, no gradient
         const T z = logits.data()[k];
         // −[y log σ(z) + (1−y) log(1−σ(z))] rearranged so exp only sees −|z| ≤ 0.
-        total += static_cast<double>(std::max(z, T(0)) - z * y + std::log1p(std::exp(-std::abs(z))));
-        // σ(z) through exp(−|z|) too: for z ≥ 0, 1/(1+e^−z); for z < 0, e^z/(1+e^z).
         const T ez = std::exp(-std::abs(z));
+        total += static_cast<double>(std::max(z, T(0)) - z * y + std::log1p(ez));
+        // σ(z) through the same exp(−|z|): for z ≥ 0, 1/(1+e^−z); for z < 0, e^z/(1+e^z).
         const T sigmoid = z >= T(0) ? T(1) / (T(1) + ez) : ez / (T(1) + ez);
         r.dlogits.data()[k] = (sigmoid - y) * inv;
     }
