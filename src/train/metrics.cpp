@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <numeric>
 #include <string>
@@ -188,6 +189,53 @@ double r2(const std::vector<double>& pred, const std::vector<double>& truth) {
     }
     if (total == 0) return residual == 0 ? 1.0 : 0.0;  // sklearn's force_finite: constant truth
     return 1.0 - residual / total;
+}
+
+
+// ---- Ranking metrics for link prediction --------------------------------------------------------
+
+namespace {
+
+void check_not_nan(const char* what, const char* which, const std::vector<double>& scores) {
+    for (std::size_t i = 0; i < scores.size(); ++i)
+        if (std::isnan(scores[i]))
+            throw ConfigError(std::string(what) + ": " + which + " score " + std::to_string(i) + " is NaN");
+}
+
+}  // namespace
+
+double hits_at_k(const std::vector<double>& pos_scores, const std::vector<double>& neg_scores, int k) {
+    if (k < 1) throw ConfigError("hits_at_k: K = " + std::to_string(k) + ", expected K >= 1");
+    check_not_nan("hits_at_k", "positive", pos_scores);
+    check_not_nan("hits_at_k", "negative", neg_scores);
+    const auto K = static_cast<std::size_t>(k);
+    // OGB returns 1 here: with fewer than K negatives every positive is in the top K.
+    if (neg_scores.size() < K) return 1.0;
+    if (pos_scores.empty()) return kNaN;
+    std::vector<double> negatives = neg_scores;
+    std::nth_element(negatives.begin(), negatives.begin() + static_cast<std::ptrdiff_t>(K - 1), negatives.end(),
+                     std::greater<>());
+    const double threshold = negatives[K - 1];  // the K-th highest negative score
+    const auto above = std::count_if(pos_scores.begin(), pos_scores.end(), [&](double s) { return s > threshold; });
+    return static_cast<double>(above) / static_cast<double>(pos_scores.size());
+}
+
+double mean_reciprocal_rank(const std::vector<double>& pos_scores, const std::vector<double>& neg_scores) {
+    check_not_nan("mean_reciprocal_rank", "positive", pos_scores);
+    check_not_nan("mean_reciprocal_rank", "negative", neg_scores);
+    if (pos_scores.empty()) return kNaN;
+    std::vector<double> negatives = neg_scores;
+    std::sort(negatives.begin(), negatives.end());
+    double sum = 0;
+    for (const double s : pos_scores) {
+        // #{neg >= s} and #{neg > s}: the negatives at or after the first >= s / the first > s.
+        const auto first_at_least = std::lower_bound(negatives.begin(), negatives.end(), s);
+        const auto first_above = std::upper_bound(first_at_least, negatives.end(), s);
+        const auto at_least = static_cast<double>(negatives.end() - first_at_least);
+        const auto above = static_cast<double>(negatives.end() - first_above);
+        sum += 1.0 / (1.0 + 0.5 * (above + at_least));
+    }
+    return sum / static_cast<double>(pos_scores.size());
 }
 
 }  // namespace gatkit

@@ -53,4 +53,22 @@ double rmse(const std::vector<double>& pred, const std::vector<double>& truth);
 double mae(const std::vector<double>& pred, const std::vector<double>& truth);
 double r2(const std::vector<double>& pred, const std::vector<double>& truth);
 
+
+// ---- Ranking metrics for link prediction (OGB's evaluators, shared negatives) --------------------
+//
+// Each positive pair's score is ranked against one shared list of negative pairs' scores. A NaN
+// score is a ConfigError naming it (a ranking of NaN is undefined).
+
+// OGB's Hits@K (ogb.linkproppred.Evaluator for ogbl-collab/ppa/ddi): the K-th highest negative
+// score is the threshold, and the result is the fraction of positives scoring strictly above it.
+// Fewer than K negatives: 1.0 (as OGB). No positives: NaN. K < 1: ConfigError.
+// O(P + N) (nth_element on a copy of the negatives).
+double hits_at_k(const std::vector<double>& pos_scores, const std::vector<double>& neg_scores, int k);
+
+// Mean reciprocal rank of each positive among the shared negatives, ties counted half (OGB's
+// rank rule: rank = 1 + (#{neg > s} + #{neg >= s}) / 2), averaged over positives in index order.
+// No negatives: 1.0 (every rank is 1). No positives: NaN. Computed with a sorted copy of the
+// negatives and two binary searches per positive: O((P + N) log N).
+double mean_reciprocal_rank(const std::vector<double>& pos_scores, const std::vector<double>& neg_scores);
+
 }  // namespace gatkit
