@@ -9,7 +9,7 @@
 namespace gatkit::cli {
 
 struct TrainArgs {
-    std::string task = "node", data, format = "auto", split, split_file, split_sizes = "0.8,0.1,0.1", split_column;
+    std::string task = "node", data, format = "auto", split, split_file, split_sizes, split_column;
     std::string conv = "gat", mask = "edges", pe = "none", optimizer = "adam", activation = "elu";
     std::string smiles_column, target_type, readout = "mean", model_type = "gat", on_invalid = "skip", invalid_out;
     std::vector<std::string> target_columns;
@@ -21,16 +21,26 @@ struct TrainArgs {
     std::uint64_t seed = 0;
     bool residual = false, quiet = false, no_edge_features = false;
     std::string out, metrics_json;
+    // Link and edge tasks (networks).
+    std::string node_features, feature_file, label_file, decoder = "dot";
+    std::optional<int> out_channels;
+    bool directed = false;
 };
 
 struct PredictArgs {
     std::string model, data, out, smiles, smiles_column;
     int threads = 0;
+    // Link and edge models.
+    std::string task, pairs, embeddings;
+    std::vector<std::string> recommend;
+    int top_k = 10;
 };
 
 int run_node_train(const TrainArgs& a);
 int run_graph_train(const TrainArgs& a);
+int run_link_train(const TrainArgs& a);  // --task link and --task edge
 int run_node_predict(const PredictArgs& a);
+int run_link_predict(const PredictArgs& a);  // link, edge and heuristic models
 int run_graph_predict(const PredictArgs& a);
 
 }  // namespace gatkit::cli

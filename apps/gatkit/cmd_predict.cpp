@@ -48,10 +48,18 @@ namespace {
 
 int run_predict(const PredictArgs& a) {
     if (a.threads > 0) set_thread_count(a.threads);
+    const std::string kind = model_kind(a.model);
+    const std::string task = kind == "heuristic" ? "link" : kind == "fingerprint" ? "graph" : kind;
+    if (!a.task.empty() && a.task != task) throw UserError("--task " + a.task + ": " + a.model + " is a " + task + " model");
+    if (kind == "link" || kind == "edge" || kind == "heuristic") {
+        if (!a.out.empty() && a.out != "-") check_output_path("--out", a.out);
+        return run_link_predict(a);
+    }
+    if (!a.pairs.empty() || !a.recommend.empty() || !a.embeddings.empty())
+        throw UserError("--pairs, --recommend and --embeddings need a link or edge model; " + a.model + " is a " + kind + " model");
     if (a.data.empty() == a.smiles.empty()) throw UserError("predict needs exactly one of --data and --smiles");
     if (a.smiles.empty() && a.out.empty()) throw UserError("predict --data needs --out");
     if (!a.out.empty() && a.out != "-") check_output_path("--out", a.out);
-    const std::string kind = model_kind(a.model);
     if (kind == "node") {
         if (!a.smiles.empty()) throw UserError("--smiles needs a molecule model; " + a.model + " is a node model");
         return run_node_predict(a);
@@ -70,6 +78,11 @@ void add_predict_command(CLI::App& app, Action& action) {
     c->add_option("--smiles-column", a->smiles_column, "CSV column with the SMILES (default: as in training)");
     c->add_option("--out", a->out, "Predictions CSV (node: node_id,predicted_class,p_<class>...; molecules: the input columns, "
                                    "one column per target, error)");
+    c->add_option("--task", a->task, "link|edge|node|graph: optional, the model file says which");
+    c->add_option("--pairs", a->pairs, "link/edge: node pairs to score (CSV with header src,dst,... or 'u v' lines)");
+    c->add_option("--recommend", a->recommend, "link: node ids to recommend new links for")->delimiter(',');
+    c->add_option("--top-k", a->top_k, "link: recommendations per node")->capture_default_str();
+    c->add_option("--embeddings", a->embeddings, "link/edge: write the node vectors (node_id,z0,...)");
     c->add_option("--threads", a->threads, "Threads (default: all cores)")->check(CLI::PositiveNumber);
     c->callback([&action, a] { action = [a] { return run_predict(*a); }; });
 }

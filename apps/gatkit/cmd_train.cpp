@@ -24,12 +24,12 @@ int run_train(const TrainArgs& a) {
     require_available("--conv", a.conv, "gat", "gatv2 and transformer layers are planned");
     require_available("--mask", a.mask, "edges", "khop:K and full masks are planned");
     require_available("--pe", a.pe, "none", "lap:K and rw:K positional encodings are planned");
-    if (a.task != "node" && a.task != "graph")
-        throw UserError("--task " + a.task + " is not available in this version (available: node, graph)",
-                        "link and edge tasks are planned (social graphs)");
+    if (a.task != "node" && a.task != "graph" && a.task != "link" && a.task != "edge")
+        throw UserError("--task " + a.task + " is not available (available: node, graph, link, edge)");
     if (a.threads > 0) set_thread_count(a.threads);
     check_output_path("--out", a.out);
     check_output_path("--metrics-json", a.metrics_json);
+    if (a.task == "link" || a.task == "edge") return run_link_train(a);
     return a.task == "node" ? run_node_train(a) : run_graph_train(a);
 }
 
@@ -116,44 +116,52 @@ int run_node_train(const TrainArgs& a) {
 void add_train_command(CLI::App& app, Action& action) {
     auto a = std::make_shared<TrainArgs>();
     CLI::App* c = app.add_subcommand("train", "Train a model and write it to --out");
-    c->add_option("--task", a->task, "node|graph")->capture_default_str();
+    c->add_option("--task", a->task, "node|graph|link|edge")->capture_default_str();
     c->add_option("--data", a->data,
                   "node: folder with X.content[.gz] + X.cites[.gz], or their prefix; graph: CSV/.smi/.sdf[.gz] of molecules, "
-                  "or a TU folder")
+                  "or a TU folder; link/edge: an edge list (SNAP text or CSV src,dst[,label][,weight]), a LINQS data set, "
+                  "or (edge) a TU folder with edge labels")
         ->required();
-    c->add_option("--format", a->format, "auto|linqs|csv|smi|sdf|tu")->capture_default_str();
+    c->add_option("--format", a->format, "auto|linqs|csv|smi|sdf|tu|edgelist|snap")->capture_default_str();
+    c->add_flag("--directed", a->directed, "link/edge: the edge list is directed (default: undirected)");
+    c->add_option("--feature-file", a->feature_file, "link/edge: node features, CSV id,f1,f2,...");
+    c->add_option("--label-file", a->label_file, "link/edge: node labels, CSV id,label or 'id label' lines");
+    c->add_option("--node-features", a->node_features,
+                  "link/edge: features | degree | lap:K | embedding:D (default: features when the data has them, else embedding:64)");
+    c->add_option("--decoder", a->decoder, "link: dot | hadamard-mlp")->check(CLI::IsMember({"dot", "hadamard-mlp"}))->capture_default_str();
+    c->add_option("--out-channels", a->out_channels, "link/edge: width of the node vectors the decoder sees (default 64)");
     c->add_option("--smiles-column", a->smiles_column, "CSV column with the SMILES (default: the one named smiles)");
     c->add_option("--target-columns", a->target_columns, "Label columns (CSV) or SD properties")->delimiter(',');
     c->add_option("--target-type", a->target_type, "binary|multiclass|regression (default: inferred, see docs/cli.md)");
-    c->add_option("--model-type", a->model_type, "gat | fingerprint (Morgan bits + logistic/ridge baseline)")->capture_default_str();
+    c->add_option("--model-type", a->model_type, "gat | fingerprint (graph: Morgan bits + logistic/ridge) | heuristic:common-neighbours|jaccard|adamic-adar (link)")->capture_default_str();
     c->add_option("--on-invalid", a->on_invalid, "skip|fail: what to do with rows RDKit rejects")
         ->check(CLI::IsMember({"skip", "fail"}))
         ->capture_default_str();
     c->add_option("--invalid-out", a->invalid_out, "Write skipped rows as CSV row,smiles,reason (default: MODEL.invalid.csv)");
-    c->add_option("--split", a->split, "node: planetoid; graph: random|stratified|scaffold|kfold:K (default random)");
+    c->add_option("--split", a->split, "node: planetoid; graph: random|stratified|scaffold|kfold:K (default random); link/edge: random");
     c->add_option("--split-file", a->split_file, "node: CSV node_id,split (train|val|test) instead of --split");
-    c->add_option("--split-sizes", a->split_sizes, "graph: train,val,test fractions")->capture_default_str();
+    c->add_option("--split-sizes", a->split_sizes, "train,val,test fractions (graph and edge 0.8,0.1,0.1; link 0.85,0.05,0.10)");
     c->add_option("--split-column", a->split_column, "graph: a CSV column holding train|val|test");
     c->add_option("--conv", a->conv, "Attention layer: gat")->capture_default_str();
     c->add_option("--mask", a->mask, "Who attends to whom: edges")->capture_default_str();
     c->add_option("--pe", a->pe, "Positional encoding: none")->capture_default_str();
-    c->add_option("--layers", a->layers, "Attention layers (node 2, graph 3)");
-    c->add_option("--heads", a->heads, "Heads per hidden layer (node 8, graph 4)");
-    c->add_option("--hidden", a->hidden, "Channels per head (node 8, graph 64)");
+    c->add_option("--layers", a->layers, "Attention layers (node 2, graph 3, link/edge 2)");
+    c->add_option("--heads", a->heads, "Heads per hidden layer (node 8, graph 4, link/edge 4)");
+    c->add_option("--hidden", a->hidden, "Channels per head (node 8, graph 64, link/edge 32)");
     c->add_option("--out-heads", a->out_heads, "node: heads of the output layer (averaged)")->capture_default_str();
     c->add_option("--readout", a->readout, "graph: mean|sum|max|attention")->capture_default_str();
-    c->add_option("--mlp-hidden", a->mlp_hidden, "graph: hidden width of the MLP head")->capture_default_str();
+    c->add_option("--mlp-hidden", a->mlp_hidden, "graph, edge, hadamard-mlp: hidden width of the MLP head")->capture_default_str();
     c->add_flag("--no-edge-features", a->no_edge_features, "graph: leave bond features out of the attention score");
     c->add_option("--activation", a->activation, "Between layers: elu|relu|leaky_relu")->capture_default_str();
     c->add_option("--negative-slope", a->negative_slope, "LeakyReLU slope in the attention score")->capture_default_str();
     c->add_flag("--residual", a->residual, "Residual connections in every layer");
-    c->add_option("--dropout", a->dropout, "Dropout on layer inputs (node 0.6, graph 0)");
-    c->add_option("--attn-dropout", a->attn_dropout, "Dropout on attention coefficients (node 0.6, graph 0)");
-    c->add_option("--epochs", a->epochs, "Maximum epochs (node 1000, graph 100)");
-    c->add_option("--lr", a->lr, "Learning rate (node 0.005, graph 0.001)");
-    c->add_option("--weight-decay", a->weight_decay, "L2 weight decay; decoupled with --optimizer adamw (node 5e-4, graph 0)");
+    c->add_option("--dropout", a->dropout, "Dropout on layer inputs (node 0.6; link/edge 0.5 with the data's own features; else 0)");
+    c->add_option("--attn-dropout", a->attn_dropout, "Dropout on attention coefficients (node 0.6, others 0)");
+    c->add_option("--epochs", a->epochs, "Maximum epochs (node 1000, graph 100, link/edge 200)");
+    c->add_option("--lr", a->lr, "Learning rate (node 0.005, graph 0.001, link/edge 0.005)");
+    c->add_option("--weight-decay", a->weight_decay, "L2 weight decay; decoupled with --optimizer adamw (node 5e-4; link/edge 5e-4 with the data's own features; else 0)");
     c->add_option("--optimizer", a->optimizer, "adam|adamw")->check(CLI::IsMember({"adam", "adamw"}))->capture_default_str();
-    c->add_option("--patience", a->patience, "Early stopping patience in epochs, 0: off (node 100, graph 20)");
+    c->add_option("--patience", a->patience, "Early stopping patience in epochs, 0: off (node 100, graph 20, link/edge 50)");
     c->add_option("--batch-size", a->batch_size, "graph: graphs per batch")->capture_default_str();
     c->add_option("--seed", a->seed, "Seed for the split, initialisation, shuffling and dropout")->capture_default_str();
     c->add_option("--threads", a->threads, "Threads (default: all cores)")->check(CLI::PositiveNumber);

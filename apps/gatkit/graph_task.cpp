@@ -92,7 +92,7 @@ std::vector<IndexSplit> make_splits(const TrainArgs& a, const GraphDataset& data
             if (table->graph_of_record[r] >= 0) values[static_cast<std::size_t>(table->graph_of_record[r])] = table->records[r][col];
         return {split_from_column(values)};
     }
-    const auto sizes = parse_split_sizes(a.split_sizes);
+    const auto sizes = parse_split_sizes(a.split_sizes.empty() ? "0.8,0.1,0.1" : a.split_sizes);
     if (kind == "random") return {random_split(data.size(), sizes, rng)};
     if (kind == "stratified") {
         if (data.targets.cols() != 1) throw UserError("--split stratified needs exactly one target column");

@@ -1,15 +1,17 @@
 #include "gatkit/model/model.hpp"
 
 #include "gatkit/core/error.hpp"
+#include "gatkit/model/link_model.hpp"
 
 namespace gatkit {
 
 void ModelConfig::validate() const {
     auto fail = [](const std::string& what) { throw ConfigError("model config: " + what); };
-    if (task != "node" && task != "graph") fail("task '" + task + "' is not supported by this version (supported: node, graph)");
+    if (task != "node" && task != "graph" && task != "link" && task != "edge")
+        fail("task '" + task + "' is not supported by this version (supported: node, graph, link, edge)");
     if (conv != "gat") fail("conv '" + conv + "' is not supported by this version (supported: gat)");
     if (in_features <= 0) fail("in_features must be positive, got " + std::to_string(in_features));
-    if (task == "node" && num_classes < 2) fail("need at least 2 classes, got " + std::to_string(num_classes));
+    if ((task == "node" || task == "edge") && num_classes < 2) fail("need at least 2 classes, got " + std::to_string(num_classes));
     if (task == "graph" && num_classes < 1) fail("need at least 1 output, got " + std::to_string(num_classes));
     if (layers < 1) fail("layers must be at least 1, got " + std::to_string(layers));
     if (heads < 1) fail("heads must be at least 1, got " + std::to_string(heads));
@@ -20,6 +22,12 @@ void ModelConfig::validate() const {
     if (!(mlp_dropout >= 0 && mlp_dropout < 1)) fail("mlp_dropout must be in [0, 1), got " + std::to_string(mlp_dropout));
     if (!(negative_slope >= 0)) fail("negative_slope must be >= 0, got " + std::to_string(negative_slope));
     if (edge_dim < 0) fail("edge_dim must be >= 0, got " + std::to_string(edge_dim));
+    if (task == "link" || task == "edge") {
+        parse_node_input(node_input);
+        if (task == "link") parse_link_decoder(decoder);
+        if (out_channels < 1) fail("out_channels must be at least 1, got " + std::to_string(out_channels));
+        if (mlp_hidden < 1) fail("mlp_hidden must be at least 1, got " + std::to_string(mlp_hidden));
+    }
     if (task == "graph") {
         parse_readout(readout);
         if (mlp_hidden < 1) fail("mlp_hidden must be at least 1, got " + std::to_string(mlp_hidden));
@@ -30,6 +38,8 @@ void ModelConfig::validate() const {
 
 Model::Model(const ModelConfig& config, std::uint64_t seed) : config_(config) {
     config_.validate();
+    if (config_.task != "node" && config_.task != "graph")
+        throw ConfigError("model: a " + config_.task + " model is a LinkModel (link_model.hpp), not a Model");
     Rng rng(seed);
     const bool graph_task = config_.task == "graph";
     Eigen::Index in = config_.in_features;

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <type_traits>
 
 namespace gatkit {
 
@@ -35,7 +36,11 @@ json config_to_json(const ModelConfig& c) {
             {"readout", c.readout},
             {"mlp_hidden", c.mlp_hidden},
             {"mlp_dropout", c.mlp_dropout},
-            {"target_type", c.target_type}};
+            {"target_type", c.target_type},
+            {"node_input", c.node_input},
+            {"num_nodes", c.num_nodes},
+            {"out_channels", c.out_channels},
+            {"decoder", c.decoder}};
 }
 
 ModelConfig config_from_json(const json& j) {
@@ -59,6 +64,10 @@ ModelConfig config_from_json(const json& j) {
     c.mlp_hidden = j.value("mlp_hidden", 256);
     c.mlp_dropout = j.value("mlp_dropout", 0.0);
     c.target_type = j.value("target_type", std::string());
+    c.node_input = j.value("node_input", std::string("features"));
+    c.num_nodes = j.value("num_nodes", 0);
+    c.out_channels = j.value("out_channels", 64);
+    c.decoder = j.value("decoder", std::string("dot"));
     return c;
 }
 
@@ -71,7 +80,9 @@ json info_to_json(const ModelInfo& info) {
             {"featurizer", info.featurizer},
             {"smiles_column", info.smiles_column},
             {"data_name", info.data_name},
-            {"metrics", info.metrics}};
+            {"metrics", info.metrics},
+            {"node_ids", info.node_ids},
+            {"directed", info.directed}};
 }
 
 ModelInfo info_from_json(const json& j) {
@@ -85,6 +96,8 @@ ModelInfo info_from_json(const json& j) {
     info.smiles_column = j.value("smiles_column", std::string());
     info.data_name = j.value("data_name", std::string());
     info.metrics = j.value("metrics", std::map<std::string, double>());
+    info.node_ids = j.value("node_ids", std::vector<std::string>());
+    info.directed = j.value("directed", false);
     return info;
 }
 
@@ -92,15 +105,29 @@ ModelInfo info_from_json(const json& j) {
 
 namespace {
 
-// The bytes of a safetensors file for named float tensors and gatkit metadata.
-std::string safetensors_bytes(const std::vector<std::pair<std::string, const Matrix*>>& tensors, const json& metadata) {
+// One 2-D tensor to write: F32 (a float matrix) or I32 (node ids).
+struct TensorRef {
+    std::string name;
+    const char* dtype;
+    std::int64_t rows, cols;
+    const void* data;
+};
+
+std::vector<TensorRef> float_tensors(const std::vector<std::pair<std::string, const Matrix*>>& tensors) {
+    std::vector<TensorRef> out;
+    for (const auto& [name, m] : tensors) out.push_back({name, "F32", m->rows(), m->cols(), m->data()});
+    return out;
+}
+
+// The bytes of a safetensors file for named tensors and gatkit metadata.
+std::string safetensors_bytes(const std::vector<TensorRef>& tensors, const json& metadata) {
     json header;
     std::string data;
-    for (const auto& [name, m] : tensors) {
-        const std::size_t bytes = static_cast<std::size_t>(m->size()) * sizeof(float);
-        header[name] = {{"dtype", "F32"}, {"shape", {m->rows(), m->cols()}}, {"data_offsets", {data.size(), data.size() + bytes}}};
+    for (const auto& t : tensors) {
+        const std::size_t bytes = static_cast<std::size_t>(t.rows * t.cols) * 4;  // F32 and I32: 4 bytes
+        header[t.name] = {{"dtype", t.dtype}, {"shape", {t.rows, t.cols}}, {"data_offsets", {data.size(), data.size() + bytes}}};
         // x86-64 and AArch64 Linux are little-endian, which is what safetensors stores.
-        data.append(reinterpret_cast<const char*>(m->data()), bytes);
+        data.append(static_cast<const char*>(t.data), bytes);
     }
     header["__metadata__"] = metadata;
     std::string text = header.dump();
@@ -168,20 +195,24 @@ struct GatkitFile {
     }
 
     // Reads tensor `name` into `m`; with expected shape unless m is empty (then any 2-D shape).
-    void read(const std::string& name, Matrix& m) const {
+    template <class M>
+    void read(const std::string& name, M& m) const {
+        using Scalar = typename M::Scalar;
+        static_assert(sizeof(Scalar) == 4);
+        const char* dtype = std::is_floating_point_v<Scalar> ? "F32" : "I32";
         if (!header.contains(name)) throw bad("tensor '" + name + "' is missing");
         const json& t = header[name];
         const std::size_t data_size = bytes.size() - data_start;
         try {
-            if (t.at("dtype").get<std::string>() != "F32")
-                throw bad("tensor '" + name + "' has dtype " + t.at("dtype").get<std::string>() + ", expected F32");
+            if (t.at("dtype").get<std::string>() != dtype)
+                throw bad("tensor '" + name + "' has dtype " + t.at("dtype").get<std::string>() + ", expected " + dtype);
             const auto shape = t.at("shape").get<std::vector<std::int64_t>>();
             const bool any = m.size() == 0 && m.rows() == 0;
             if (shape.size() != 2 || shape[0] < 0 || shape[1] < 0 || (!any && (shape[0] != m.rows() || shape[1] != m.cols())))
                 throw bad("tensor '" + name + "' has shape " + t.at("shape").dump() + ", expected [" + std::to_string(m.rows()) + "," +
                           std::to_string(m.cols()) + "]");
             const auto off = t.at("data_offsets").get<std::vector<std::uint64_t>>();
-            const std::size_t want = static_cast<std::size_t>(shape[0]) * static_cast<std::size_t>(shape[1]) * sizeof(float);
+            const std::size_t want = static_cast<std::size_t>(shape[0]) * static_cast<std::size_t>(shape[1]) * sizeof(Scalar);
             if (off.size() != 2 || off[0] > off[1] || off[1] > data_size || off[1] - off[0] != want)
                 throw bad("tensor '" + name + "' has data offsets " + t.at("data_offsets").dump() + " outside the " +
                           std::to_string(data_size) + " data bytes (truncated file?)");
@@ -205,7 +236,7 @@ void save_model(const std::string& path, Model& model) {
     json meta = base_metadata("gat");
     meta["config"] = config_to_json(model.config()).dump();
     meta["info"] = info_to_json(model.info()).dump();
-    write_file_atomically(path, safetensors_bytes(tensors, meta));
+    write_file_atomically(path, safetensors_bytes(float_tensors(tensors), meta));
 }
 
 Model load_model(const std::string& path) {
@@ -223,15 +254,112 @@ Model load_model(const std::string& path) {
     } catch (const ConfigError& e) {
         throw file.bad(e.what());
     }
+    if (config.task != "node" && config.task != "graph")
+        throw file.bad("holds a " + config.task + " model; load it with load_link_model");
     Model model(config, 0);
     model.info() = info;
     for (auto* p : model.parameters()) file.read(p->name, p->value);
     return model;
 }
 
+namespace {
+
+MatrixT<std::int32_t> pairs_to_matrix(const std::vector<NodePair>& pairs) {
+    MatrixT<std::int32_t> m(static_cast<Eigen::Index>(pairs.size()), 2);
+    for (std::size_t k = 0; k < pairs.size(); ++k) {
+        m(static_cast<Eigen::Index>(k), 0) = pairs[k].first;
+        m(static_cast<Eigen::Index>(k), 1) = pairs[k].second;
+    }
+    return m;
+}
+
+// Reads the known edges and checks every id against the node count.
+std::vector<NodePair> read_edges(const GatkitFile& file, std::size_t num_nodes) {
+    MatrixT<std::int32_t> m;
+    file.read("graph.edges", m);
+    if (m.rows() > 0 && m.cols() != 2) throw file.bad("tensor 'graph.edges' must have 2 columns");
+    std::vector<NodePair> pairs(static_cast<std::size_t>(m.rows()));
+    for (Eigen::Index k = 0; k < m.rows(); ++k) {
+        const NodeId u = m(k, 0), v = m(k, 1);
+        if (u < 0 || v < 0 || static_cast<std::size_t>(u) >= num_nodes || static_cast<std::size_t>(v) >= num_nodes)
+            throw file.bad("tensor 'graph.edges' row " + std::to_string(k) + " names node " + std::to_string(std::min(u, v) < 0 ? std::min(u, v) : std::max(u, v)) +
+                           ", outside the model's " + std::to_string(num_nodes) + " nodes");
+        pairs[static_cast<std::size_t>(k)] = {u, v};
+    }
+    return pairs;
+}
+
+ModelInfo read_info(const GatkitFile& file) {
+    try {
+        return info_from_json(file.meta_json("info"));
+    } catch (const json::exception& e) {
+        throw file.bad(std::string("metadata is incomplete or malformed: ") + e.what());
+    }
+}
+
+}  // namespace
+
+void save_link_model(const std::string& path, LinkModel& model) {
+    std::vector<std::pair<std::string, const Matrix*>> named;
+    for (const auto* p : model.parameters()) named.emplace_back(p->name, &p->value);
+    named.emplace_back("node_vectors", &model.node_vectors);
+    std::vector<TensorRef> tensors = float_tensors(named);
+    const MatrixT<std::int32_t> edges = pairs_to_matrix(model.known_edges);
+    tensors.push_back({"graph.edges", "I32", edges.rows(), 2, edges.data()});
+    json meta = base_metadata("gat");
+    meta["config"] = config_to_json(model.config()).dump();
+    meta["info"] = info_to_json(model.info()).dump();
+    write_file_atomically(path, safetensors_bytes(tensors, meta));
+}
+
+LinkModel load_link_model(const std::string& path) {
+    const GatkitFile file(path);
+    if (file.model_type() != "gat") throw file.bad("holds a '" + file.model_type() + "' model, not an attention model");
+    ModelConfig config;
+    try {
+        config = config_from_json(file.meta_json("config"));
+        config.validate();
+    } catch (const json::exception& e) {
+        throw file.bad(std::string("metadata is incomplete or malformed: ") + e.what());
+    } catch (const ConfigError& e) {
+        throw file.bad(e.what());
+    }
+    if (config.task != "link" && config.task != "edge") throw file.bad("holds a " + config.task + " model, not a link or edge model");
+    LinkModel model(config, 0);
+    model.info() = read_info(file);
+    for (auto* p : model.parameters()) file.read(p->name, p->value);
+    const std::size_t n = model.info().node_ids.size();
+    model.node_vectors.resize(static_cast<Eigen::Index>(n), config.out_channels);
+    file.read("node_vectors", model.node_vectors);
+    model.known_edges = read_edges(file, n);
+    return model;
+}
+
+void save_heuristic_model(const std::string& path, const HeuristicLinkModel& model) {
+    const MatrixT<std::int32_t> edges = pairs_to_matrix(model.edges);
+    json meta = base_metadata("heuristic");
+    meta["heuristic"] = to_string(model.heuristic);
+    meta["info"] = info_to_json(model.info).dump();
+    write_file_atomically(path, safetensors_bytes({{"graph.edges", "I32", edges.rows(), 2, edges.data()}}, meta));
+}
+
+HeuristicLinkModel load_heuristic_model(const std::string& path) {
+    const GatkitFile file(path);
+    if (file.model_type() != "heuristic") throw file.bad("holds a '" + file.model_type() + "' model, not a link heuristic");
+    HeuristicLinkModel model;
+    try {
+        model.heuristic = parse_link_heuristic(GatkitFile::text_of(file.meta(), "heuristic"));
+    } catch (const ConfigError& e) {
+        throw file.bad(e.what());
+    }
+    model.info = read_info(file);
+    model.edges = read_edges(file, model.info.node_ids.size());
+    return model;
+}
+
 std::string model_kind(const std::string& path) {
     const GatkitFile file(path);
-    if (file.model_type() == "fingerprint") return "fingerprint";
+    if (file.model_type() == "fingerprint" || file.model_type() == "heuristic") return file.model_type();
     try {
         return file.meta_json("config").at("task").get<std::string>();
     } catch (const json::exception& e) {
@@ -246,7 +374,7 @@ void save_fingerprint_model(const std::string& path, const FingerprintModel& mod
     json meta = base_metadata("fingerprint");
     meta["target_type"] = target_type;
     meta["info"] = info_to_json(info).dump();
-    write_file_atomically(path, safetensors_bytes(tensors, meta));
+    write_file_atomically(path, safetensors_bytes(float_tensors(tensors), meta));
 }
 
 LoadedFingerprintModel load_fingerprint_model(const std::string& path) {

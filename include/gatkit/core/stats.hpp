@@ -5,6 +5,8 @@
 #include <chrono>
 #include <vector>
 
+#include <sys/resource.h>
+
 namespace gatkit {
 
 inline double seconds_since(std::chrono::steady_clock::time_point t0) {
@@ -17,6 +19,13 @@ inline double median(std::vector<double> v) {
     std::sort(v.begin(), v.end());
     const std::size_t m = v.size() / 2;
     return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
+}
+
+// Peak resident memory of this process so far, in MiB (getrusage; Linux reports KiB).
+inline double peak_rss_mib() {
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    return static_cast<double>(usage.ru_maxrss) / 1024.0;
 }
 
 }  // namespace gatkit

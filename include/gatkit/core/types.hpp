@@ -10,6 +10,7 @@
 #include <Eigen/Core>
 
 #include <cstdint>
+#include <utility>
 
 namespace gatkit {
 
@@ -24,5 +25,8 @@ using Vector = VectorT<float>;
 // Node ids inside a graph are 32-bit (graphs up to 2^31 nodes); edge offsets are 64-bit.
 using NodeId = std::int32_t;
 using EdgeId = std::int64_t;
+
+// A (source, destination) pair of node ids: an edge, a candidate link, a labelled edge.
+using NodePair = std::pair<NodeId, NodeId>;
 
 }  // namespace gatkit

@@ -10,7 +10,7 @@
 namespace gatkit {
 
 struct ModelConfig {
-    std::string task = "node";      // node | graph
+    std::string task = "node";      // node | graph | link | edge
     std::string conv = "gat";       // attention layer kind
     int in_features = 0;            // F
     int num_classes = 0;            // outputs: K classes (node, multiclass) or T targets (graph)
@@ -31,6 +31,11 @@ struct ModelConfig {
     int mlp_hidden = 256;           // hidden width of the MLP head
     double mlp_dropout = 0.0;
     std::string target_type;        // binary | multiclass | regression
+    // Link and edge tasks: attention layers (the last one averaged to out_channels) → pair decoder.
+    std::string node_input = "features";  // features | degree | lap:K | embedding:D (a learned N×D table)
+    int num_nodes = 0;              // rows of the embedding table (embedding input only)
+    int out_channels = 64;          // width of the node vectors the decoder sees
+    std::string decoder = "dot";    // link: dot | hadamard-mlp; edge: edge-classes
 
     // Throws ConfigError naming the bad value.
     void validate() const;
@@ -46,6 +51,9 @@ struct ModelInfo {
     std::string smiles_column;                           // molecules: the SMILES column it was trained with
     std::string data_name;                               // the data set it was trained on
     std::map<std::string, double> metrics;               // training metrics (val_accuracy, …)
+    // Link and edge tasks on one network (transductive): the user's node ids, row order.
+    std::vector<std::string> node_ids;
+    bool directed = false;
 };
 
 }  // namespace gatkit

@@ -15,6 +15,8 @@
 #pragma once
 
 #include "gatkit/model/fingerprint_model.hpp"
+#include "gatkit/graph/link_heuristics.hpp"
+#include "gatkit/model/link_model.hpp"
 #include "gatkit/model/model.hpp"
 
 #include <string>
@@ -26,7 +28,20 @@ inline constexpr int kModelFormatVersion = 1;
 void save_model(const std::string& path, Model& model);
 Model load_model(const std::string& path);
 
-// "node" or "graph" for attention models, "fingerprint" for the fingerprint baseline.
+// Link and edge models: the parameters, plus "node_vectors" (N×C, F32) and "graph.edges" (M×2, I32:
+// the network's known edges); the node ids and directedness are in the info metadata.
+void save_link_model(const std::string& path, LinkModel& model);
+LinkModel load_link_model(const std::string& path);
+// A link heuristic "model" (Adamic–Adar etc.): nothing learned, only the graph it scores on.
+struct HeuristicLinkModel {
+    LinkHeuristic heuristic = LinkHeuristic::adamic_adar;
+    ModelInfo info;               // node_ids, directed, metrics
+    std::vector<NodePair> edges;  // known edges (undirected: once)
+};
+void save_heuristic_model(const std::string& path, const HeuristicLinkModel& model);
+HeuristicLinkModel load_heuristic_model(const std::string& path);
+// "node", "graph", "link" or "edge" for attention models, "fingerprint" for the fingerprint
+// baseline, "heuristic" for a link heuristic.
 std::string model_kind(const std::string& path);
 
 struct LoadedFingerprintModel {

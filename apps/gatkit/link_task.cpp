@@ -1,0 +1,658 @@
+// gatkit train/predict for networks: --task link (which node pairs are edges) and --task edge
+// (the class of each edge).
+#include "args.hpp"
+#include "common.hpp"
+
+#include "gatkit/core/error.hpp"
+#include "gatkit/core/parallel.hpp"
+#include "gatkit/core/stats.hpp"
+#include "gatkit/graph/build.hpp"
+#include "gatkit/graph/link_heuristics.hpp"
+#include "gatkit/io/atomic_file.hpp"
+#include "gatkit/io/csv.hpp"
+#include "gatkit/io/edgelist.hpp"
+#include "gatkit/io/linqs.hpp"
+#include "gatkit/io/text_reader.hpp"
+#include "gatkit/io/tu.hpp"
+#include "gatkit/model/model_file.hpp"
+#include "gatkit/nn/positional.hpp"
+#include "gatkit/train/link_trainer.hpp"
+#include "gatkit/train/loss.hpp"
+#include "gatkit/train/metrics.hpp"
+#include "gatkit/train/split.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <numeric>
+
+namespace gatkit::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string number(double v) {
+    if (std::isnan(v)) return "";
+    char buf[32];
+    const auto r = std::to_chars(buf, buf + sizeof buf, static_cast<float>(v));
+    return std::string(buf, r.ptr);
+}
+
+bool exists(const std::string& path) {
+    std::error_code ec;
+    return fs::exists(path, ec);
+}
+
+// LINQS when asked, or when --data is a folder / a prefix of X.content[.gz] (Cora).
+bool is_linqs(const std::string& path, const std::string& format) {
+    if (format == "linqs") return true;
+    if (format != "auto") return false;
+    std::error_code ec;
+    if (fs::is_directory(path, ec)) {
+        for (const auto& entry : fs::directory_iterator(path, ec)) {
+            const std::string name = entry.path().filename().string();
+            if (name.ends_with(".content") || name.ends_with(".content.gz")) return true;
+        }
+        return false;
+    }
+    return exists(path + ".content") || exists(path + ".content.gz");
+}
+
+bool is_tu_folder(const std::string& path, const std::string& format) {
+    if (format == "tu") return true;
+    if (format != "auto") return false;
+    std::error_code ec;
+    if (!fs::is_directory(path, ec)) return false;
+    for (const auto& entry : fs::directory_iterator(path, ec))
+        if (entry.path().filename().string().ends_with("_A.txt")) return true;
+    return false;
+}
+
+NetworkDataset load_network_data(const TrainArgs& a) {
+    if (is_linqs(a.data, a.format)) {
+        if (!a.feature_file.empty() || !a.label_file.empty())
+            throw UserError("--feature-file and --label-file go with edge lists; " + a.data + " is a LINQS data set with its own");
+        NetworkDataset net = network_from_nodes(load_linqs(a.data));
+        if (a.directed) throw UserError("--directed: LINQS citation graphs are read as undirected");
+        return net;
+    }
+    if (a.format != "auto" && a.format != "edgelist" && a.format != "snap" && a.format != "csv")
+        throw UserError("--format " + a.format + " is not available for --task " + a.task + " (available: auto, edgelist, snap, csv, linqs" +
+                        (a.task == "edge" ? ", tu)" : ")"));
+    NetworkOptions o;
+    o.directed = a.directed;
+    o.format = a.format == "edgelist" ? "auto" : a.format;
+    return load_network(a.data, o, a.feature_file, a.label_file);
+}
+
+// Node inputs as --node-features asks (default: the data's features, else a learned embedding).
+struct NodeInputs {
+    std::string spec;
+    Matrix x;  // N×F; empty for an embedding table
+    std::function<void(Matrix&, Rng&)> augment;
+};
+
+NodeInputs make_node_inputs(const std::string& requested, const NetworkDataset& net, const Graph& graph) {
+    NodeInputs in;
+    in.spec = requested.empty() ? (net.features.cols() > 0 ? "features" : "embedding:64") : requested;
+    const NodeInputSpec spec = parse_node_input(in.spec);
+    if (spec.kind == "features") {
+        if (net.features.cols() == 0)
+            throw UserError(net.name + " has no node features",
+                            "give --feature-file FILE (id,f1,...), or --node-features degree|lap:K|embedding:D");
+        in.x = net.features;
+    } else if (spec.kind == "degree") {
+        in.x = degree_features(graph);
+    } else if (spec.kind == "lap") {
+        in.x = laplacian_pe(graph, {.k = spec.size}).vectors;
+        in.augment = [](Matrix& x, Rng& rng) { random_sign_flip(x, rng); };
+    }
+    return in;
+}
+
+// The data's own features (bag-of-words citations) overfit quickly without regularisation: there
+// the defaults are dropout 0.5 and L2 5e-4, as GAT on citation features. Learned embeddings and
+// structural inputs train without either (measured on Cora and ego-Facebook: docs/results.md).
+bool regularise(const NodeInputs& in) { return parse_node_input(in.spec).kind == "features"; }
+
+ModelConfig link_config(const TrainArgs& a, const std::string& task, const NodeInputs& in, NodeId num_nodes) {
+    ModelConfig c;
+    c.task = task;
+    c.node_input = in.spec;
+    const NodeInputSpec spec = parse_node_input(in.spec);
+    c.in_features = spec.kind == "embedding" ? spec.size : static_cast<int>(in.x.cols());
+    c.num_nodes = spec.kind == "embedding" ? num_nodes : 0;
+    c.layers = a.layers.value_or(2);
+    c.heads = a.heads.value_or(4);
+    c.hidden = a.hidden.value_or(32);
+    c.out_heads = a.out_heads;
+    c.out_channels = a.out_channels.value_or(64);
+    c.dropout = a.dropout.value_or(regularise(in) ? 0.5 : 0.0);
+    c.attn_dropout = a.attn_dropout.value_or(0.0);
+    c.negative_slope = a.negative_slope;
+    c.residual = a.residual;
+    c.activation = parse_activation(a.activation);
+    c.decoder = task == "edge" ? "edge-classes" : a.decoder;
+    c.mlp_hidden = a.mlp_hidden;
+    return c;
+}
+
+LinkTrainOptions train_options(const TrainArgs& a, const NodeInputs& in, std::uint64_t seed) {
+    LinkTrainOptions o;
+    o.epochs = a.epochs.value_or(200);
+    o.patience = a.patience.value_or(50);
+    o.adam = {.lr = a.lr.value_or(0.005),
+              .weight_decay = a.weight_decay.value_or(regularise(in) ? 5e-4 : 0.0),
+              .decoupled = a.optimizer == "adamw"};
+    o.seed = seed;
+    return o;
+}
+
+LinkEpochCallback progress_printer(bool progress, const char* metric) {
+    return [progress, metric](const LinkEpochStats& s) {
+        if (!progress) return;
+        std::fprintf(stderr, "epoch %4d  loss %.4f  val %s %.4f  %.1f ms%s\n", s.epoch, s.loss, metric, s.val_metric, s.seconds * 1e3,
+                     s.best ? "  *" : "");
+    };
+}
+
+std::array<double, 3> split_fractions(const TrainArgs& a, const char* fallback) {
+    return parse_split_sizes(a.split_sizes.empty() ? fallback : a.split_sizes);
+}
+
+// Metric maps into the flat metrics JSON: prefix + name (e.g. "test_" + "roc_auc").
+void put(nlohmann::json& j, const std::string& prefix, const std::map<std::string, double>& m) {
+    for (const auto& [k, v] : m) j[prefix + k] = v;
+}
+
+std::string underscore(std::string s) {
+    std::replace(s.begin(), s.end(), '-', '_');
+    return s;
+}
+
+const char* kLinkColumns[] = {"roc_auc", "pr_auc", "hits@20", "hits@50", "hits@100", "mrr"};
+
+void print_link_row(const std::string& name, const std::map<std::string, double>& m) {
+    std::printf("%-24s", name.c_str());
+    for (const char* k : kLinkColumns) std::printf(" %9.4f", m.count(k) ? m.at(k) : NAN);
+    std::printf("\n");
+}
+
+std::map<std::string, double> heuristic_metrics(const Graph& g, const std::vector<NodePair>& pos, const std::vector<NodePair>& neg,
+                                                LinkHeuristic h) {
+    return link_metrics(heuristic_scores(g, pos, h), heuristic_scores(g, neg, h));
+}
+
+ModelInfo network_info(const NetworkDataset& net) {
+    ModelInfo info;
+    info.node_ids = net.node_ids;
+    info.directed = net.directed;
+    info.data_name = net.name;
+    info.feature_normalization = "none";
+    return info;
+}
+
+int train_link(const TrainArgs& a) {
+    const bool heuristic_only = a.model_type.starts_with("heuristic:");
+    if (!heuristic_only && a.model_type != "gat")
+        throw UserError("--model-type " + a.model_type + " is not available for --task link (available: gat, heuristic:common-neighbours, "
+                        "heuristic:jaccard, heuristic:adamic-adar)");
+    NetworkDataset net = load_network_data(a);
+    const NodeId n = net.num_nodes();
+    if (!a.quiet) {
+        std::cerr << net.name << ": " << n << " nodes, " << net.edges.size() << (net.directed ? " directed" : " undirected") << " edges, "
+                  << net.features.cols() << " features\n";
+        for (const auto& note : net.report.notes) std::cerr << net.name << ": " << note << "\n";
+    }
+    Rng root(a.seed);
+    const std::uint64_t split_seed = root.next_u64(), init_seed = root.next_u64(), train_seed = root.next_u64();
+    const auto sizes = split_fractions(a, "0.85,0.05,0.10");
+    const LinkSplit split =
+        split_links(n, net.edges, {.train = sizes[0], .val = sizes[1], .test = sizes[2], .directed = net.directed, .seed = split_seed});
+    const Graph graph = training_graph(n, split, net.directed);
+    if (!a.quiet)
+        std::cerr << "split: " << split.train_pos.size() << " training, " << split.val_pos.size() << " validation, "
+                  << split.test_pos.size() << " test edges (validation/test edges removed from the training graph)\n";
+
+    // Heuristics see the same training graph (made symmetric: common neighbours are undirected).
+    const Graph sym = net.directed ? make_undirected(graph) : graph;
+    std::map<std::string, std::map<std::string, double>> baseline_val, baseline_test;
+    for (LinkHeuristic h : {LinkHeuristic::common_neighbours, LinkHeuristic::jaccard, LinkHeuristic::adamic_adar}) {
+        baseline_val[to_string(h)] = heuristic_metrics(sym, split.val_pos, split.val_neg, h);
+        baseline_test[to_string(h)] = heuristic_metrics(sym, split.test_pos, split.test_neg, h);
+    }
+
+    nlohmann::json m = {{"task", "link"},
+                        {"data", a.data},
+                        {"n_nodes", n},
+                        {"n_edges", net.edges.size()},
+                        {"n_skipped", net.report.n_skipped()},
+                        {"seed", a.seed},
+                        {"threads", thread_count()},
+                        {"n_train_edges", split.train_pos.size()},
+                        {"n_val_edges", split.val_pos.size()},
+                        {"n_test_edges", split.test_pos.size()}};
+    for (const auto& [name, metrics] : baseline_test) put(m, underscore(name) + "_test_", metrics);
+    for (const auto& [name, metrics] : baseline_val) put(m, underscore(name) + "_val_", metrics);
+
+    std::map<std::string, double> val, test;
+    std::string model_name;
+    if (heuristic_only) {
+        HeuristicLinkModel model;
+        model.heuristic = parse_link_heuristic(a.model_type.substr(std::string("heuristic:").size()));
+        model.info = network_info(net);
+        model.edges = net.edges;
+        val = baseline_val.at(to_string(model.heuristic));
+        test = baseline_test.at(to_string(model.heuristic));
+        for (const auto& [k, v] : test) model.info.metrics["test_" + k] = v;
+        save_heuristic_model(a.out, model);
+        model_name = to_string(model.heuristic);
+        m["model_type"] = a.model_type;
+    } else {
+        NodeInputs in = make_node_inputs(a.node_features, net, graph);
+        LinkModel model(link_config(a, "link", in, n), init_seed);
+        model.info() = network_info(net);
+        LinkTrainOptions options = train_options(a, in, train_seed);
+        options.augment = in.augment;
+        const NegativeSampler sampler(n, net.edges, net.directed);
+        const LinkTrainResult r = train_link_predictor(model, graph, in.x, split, sampler, options,
+                                                       progress_printer(!a.quiet && stderr_is_terminal(), "roc_auc"));
+        model.known_edges = net.edges;
+        val = r.val;
+        test = r.test;
+        for (const auto& [k, v] : test) model.info().metrics["test_" + k] = v;
+        model.info().metrics["best_epoch"] = r.best_epoch;
+        save_link_model(a.out, model);
+        model_name = "gat (" + in.spec + ")";
+        m["model_type"] = "gat";
+        m["node_features"] = in.spec;
+        m["decoder"] = a.decoder;
+        m["epochs_run"] = r.epochs_run;
+        m["best_epoch"] = r.best_epoch;
+        m["train_seconds"] = r.train_seconds;
+        m["epoch_seconds_median"] = r.epoch_seconds_median;
+        m["n_parameters"] = model.parameter_count();
+        std::cout << "epochs " << r.epochs_run << " (best " << r.best_epoch << "), " << r.epoch_seconds_median * 1e3
+                  << " ms/epoch (median)\n";
+    }
+    put(m, "val_", val);
+    put(m, "test_", test);
+    m["test_ap"] = test.count("pr_auc") ? test.at("pr_auc") : NAN;
+    m["peak_rss_mib"] = peak_rss_mib();
+
+    std::printf("%-24s", "test");
+    for (const char* k : kLinkColumns) std::printf(" %9s", k);
+    std::printf("\n");
+    print_link_row(model_name, test);
+    for (const auto& [name, metrics] : baseline_test)
+        if (!heuristic_only || name != model_name) print_link_row(name, metrics);
+    std::cout << "model written to " << a.out << "\n";
+    std::cout.flush();
+    if (!a.metrics_json.empty()) write_json(a.metrics_json, m);
+    return 0;
+}
+
+// Labelled edges of one network (edge-list label column), or of many small graphs (TU edge
+// labels, split by graph so no graph has edges on both sides).
+struct EdgeData {
+    NetworkDataset net;
+    EdgeSplit split;
+};
+
+EdgeData edge_data_from_tu(const TrainArgs& a, std::uint64_t split_seed) {
+    GraphDataset tu = load_tu(a.data);
+    EdgeData d;
+    d.net.name = tu.name;
+    NodeId total = 0;
+    std::vector<NodeId> offset;
+    for (const auto& g : tu.graphs) {
+        offset.push_back(total);
+        total += g.graph.num_nodes();
+    }
+    if (tu.graphs.empty() || tu.graphs.front().edge_attr.cols() == 0)
+        throw UserError(a.data + ": no edge labels (DS_edge_labels.txt) to predict");
+    const Eigen::Index F = tu.graphs.front().x.cols(), K = tu.graphs.front().edge_attr.cols();
+    d.net.features.resize(total, F);
+    std::vector<std::vector<NodePair>> pairs_of(tu.size());
+    std::vector<std::vector<int>> labels_of(tu.size());
+    for (std::size_t b = 0; b < tu.size(); ++b) {
+        const GraphSample& s = tu.graphs[b];
+        d.net.features.middleRows(offset[b], s.graph.num_nodes()) = s.x;
+        for (NodeId i = 0; i < s.graph.num_nodes(); ++i) d.net.node_ids.push_back(std::to_string(b + 1) + ":" + std::to_string(i + 1));
+        const auto edges = s.graph.edge_list();
+        for (std::size_t e = 0; e < edges.size(); ++e) {
+            const auto [u, v] = edges[e];
+            if (u >= v) continue;  // each bond once (TU lists both directions)
+            Eigen::Index label = 0;
+            s.edge_attr.row(static_cast<Eigen::Index>(e)).maxCoeff(&label);
+            d.net.edges.emplace_back(offset[b] + u, offset[b] + v);
+            pairs_of[b].emplace_back(offset[b] + u, offset[b] + v);
+            labels_of[b].push_back(static_cast<int>(label));
+        }
+    }
+    for (Eigen::Index k = 0; k < K; ++k) d.net.edge_class_names.push_back(std::to_string(k));
+    for (std::size_t i = 0; i < d.net.node_ids.size(); ++i) d.net.index[d.net.node_ids[i]] = static_cast<NodeId>(i);
+    const auto sizes = split_fractions(a, "0.8,0.1,0.1");
+    Rng rng(split_seed);
+    const IndexSplit gs = random_split(tu.size(), sizes, rng);
+    const auto take = [&](const std::vector<std::size_t>& graphs, std::vector<NodePair>& pairs, std::vector<int>& labels) {
+        for (std::size_t b : graphs) {
+            pairs.insert(pairs.end(), pairs_of[b].begin(), pairs_of[b].end());
+            labels.insert(labels.end(), labels_of[b].begin(), labels_of[b].end());
+        }
+    };
+    take(gs.train, d.split.train, d.split.train_labels);
+    take(gs.val, d.split.val, d.split.val_labels);
+    take(gs.test, d.split.test, d.split.test_labels);
+    d.net.report.notes.push_back(std::to_string(tu.size()) + " graphs split " + std::to_string(gs.train.size()) + " / " +
+                                 std::to_string(gs.val.size()) + " / " + std::to_string(gs.test.size()) + " (train/val/test graphs)");
+    return d;
+}
+
+EdgeData edge_data_from_network(const TrainArgs& a, std::uint64_t split_seed) {
+    EdgeData d;
+    d.net = load_network_data(a);
+    if (d.net.edge_labels.empty())
+        throw UserError(a.data + ": no edge labels to learn", "--task edge needs a CSV edge list with a label column (src,dst,label)");
+    if (d.net.edge_class_names.size() < 2)
+        throw UserError(a.data + ": every edge has the label '" + d.net.edge_class_names.front() + "'; need at least 2 classes");
+    const auto sizes = split_fractions(a, "0.8,0.1,0.1");
+    Rng rng(split_seed);
+    const IndexSplit s = random_split(d.net.edges.size(), sizes, rng);
+    const auto take = [&](const std::vector<std::size_t>& rows, std::vector<NodePair>& pairs, std::vector<int>& labels) {
+        for (std::size_t e : rows) {
+            pairs.push_back(d.net.edges[e]);
+            labels.push_back(d.net.edge_labels[e]);
+        }
+    };
+    take(s.train, d.split.train, d.split.train_labels);
+    take(s.val, d.split.val, d.split.val_labels);
+    take(s.test, d.split.test, d.split.test_labels);
+    return d;
+}
+
+int train_edge(const TrainArgs& a) {
+    if (a.model_type != "gat") throw UserError("--model-type " + a.model_type + " is not available for --task edge (available: gat)");
+    Rng root(a.seed);
+    const std::uint64_t split_seed = root.next_u64(), init_seed = root.next_u64(), train_seed = root.next_u64();
+    EdgeData d = is_tu_folder(a.data, a.format) ? edge_data_from_tu(a, split_seed) : edge_data_from_network(a, split_seed);
+    const NetworkDataset& net = d.net;
+    const NodeId n = net.num_nodes();
+    if (!a.quiet) {
+        std::cerr << net.name << ": " << n << " nodes, " << net.edges.size() << " labelled edges, " << net.edge_class_names.size()
+                  << " edge classes, " << net.features.cols() << " node features\n";
+        for (const auto& note : net.report.notes) std::cerr << net.name << ": " << note << "\n";
+    }
+    // The encoder sees every edge (their existence is known; only the labels are to predict).
+    const Graph graph = net.graph();
+    NodeInputs in = make_node_inputs(a.node_features, net, graph);
+    ModelConfig config = link_config(a, "edge", in, n);
+    config.num_classes = static_cast<int>(net.edge_class_names.size());
+    LinkModel model(config, init_seed);
+    model.info() = network_info(net);
+    model.info().class_names = net.edge_class_names;
+    LinkTrainOptions options = train_options(a, in, train_seed);
+    options.augment = in.augment;
+    const LinkTrainResult r =
+        train_edge_classifier(model, graph, in.x, d.split, options, progress_printer(!a.quiet && stderr_is_terminal(), "accuracy"));
+    model.known_edges = net.edges;
+    for (const auto& [k, v] : r.test) model.info().metrics["test_" + k] = v;
+    save_link_model(a.out, model);
+
+    const auto get = [](const std::map<std::string, double>& m, const char* k) { return m.count(k) ? m.at(k) : NAN; };
+    std::printf("epochs %d (best %d), %.1f ms/epoch (median)\n", r.epochs_run, r.best_epoch, r.epoch_seconds_median * 1e3);
+    std::printf("test edges %zu: accuracy %.4f, macro-F1 %.4f (majority class: accuracy %.4f, macro-F1 %.4f)\n", d.split.test.size(),
+                get(r.test, "accuracy"), get(r.test, "macro_f1"), get(r.test, "majority_accuracy"), get(r.test, "majority_macro_f1"));
+    std::cout << "model written to " << a.out << "\n";
+    std::cout.flush();
+    if (!a.metrics_json.empty()) {
+        nlohmann::json m = {{"task", "edge"},
+                            {"data", a.data},
+                            {"n_nodes", n},
+                            {"n_edges", net.edges.size()},
+                            {"seed", a.seed},
+                            {"threads", thread_count()},
+                            {"epochs_run", r.epochs_run},
+                            {"best_epoch", r.best_epoch},
+                            {"train_seconds", r.train_seconds},
+                            {"epoch_seconds_median", r.epoch_seconds_median},
+                            {"n_train_edges", d.split.train.size()},
+                            {"n_val_edges", d.split.val.size()},
+                            {"n_test_edges", d.split.test.size()},
+                            {"node_features", in.spec}};
+        put(m, "val_", r.val);
+        put(m, "test_", r.test);
+        m["test_f1"] = get(r.test, "macro_f1");
+        write_json(a.metrics_json, m);
+    }
+    return 0;
+}
+
+}  // namespace
+
+int run_link_train(const TrainArgs& a) { return a.task == "edge" ? train_edge(a) : train_link(a); }
+
+// ---- prediction -------------------------------------------------------------------------------
+
+namespace {
+
+// What prediction needs from a link, edge or heuristic model file.
+struct PairScorer {
+    std::optional<LinkModel> model;
+    std::optional<HeuristicLinkModel> heuristic;
+    Graph graph;  // known edges (heuristics score on it; recommendations skip its neighbours)
+    const ModelInfo& info() const { return model ? model->info() : heuristic->info; }
+    bool edge_task() const { return model && model->config().task == "edge"; }
+
+    explicit PairScorer(const std::string& path) {
+        const std::string kind = model_kind(path);
+        std::vector<NodePair> edges;
+        if (kind == "heuristic") {
+            heuristic = load_heuristic_model(path);
+            edges = heuristic->edges;
+        } else {
+            model = load_link_model(path);
+            edges = model->known_edges;
+        }
+        graph = build_graph(static_cast<NodeId>(info().node_ids.size()), edges, {.undirected = true});
+    }
+    // Link: one probability (or heuristic score) per pair, as a P×1 matrix; edge: P×K probabilities.
+    Matrix score(const std::vector<NodePair>& pairs) const {
+        if (heuristic) {
+            const std::vector<double> s = heuristic_scores(graph, pairs, heuristic->heuristic);
+            Matrix out(static_cast<Eigen::Index>(s.size()), 1);
+            for (std::size_t k = 0; k < s.size(); ++k) out(static_cast<Eigen::Index>(k), 0) = static_cast<float>(s[k]);
+            return out;
+        }
+        Matrix logits = model->decode_with(model->node_vectors, pairs);
+        if (edge_task()) return softmax_rows(logits);
+        return logits.unaryExpr([](float z) { return 1.0f / (1.0f + std::exp(-z)); });
+    }
+    std::optional<NodeId> find(const std::string& id) const {
+        if (index.empty())
+            for (std::size_t i = 0; i < info().node_ids.size(); ++i) index[info().node_ids[i]] = static_cast<NodeId>(i);
+        const auto it = index.find(id);
+        return it == index.end() ? std::nullopt : std::optional<NodeId>(it->second);
+    }
+
+private:
+    mutable std::unordered_map<std::string, NodeId> index;
+};
+
+// Pairs file: CSV with a header (the first two columns are the pair, src,dst by convention) when
+// it ends in .csv[.gz]; otherwise whitespace-separated "u v" lines, '#' comments allowed.
+struct PairRow {
+    std::vector<std::string> fields;  // the input columns, copied to the output
+    std::size_t line = 0;
+};
+
+std::pair<std::vector<std::string>, std::vector<PairRow>> read_pairs(const std::string& path) {
+    std::vector<std::string> header;
+    std::vector<PairRow> rows;
+    const bool csv = path.ends_with(".csv") || path.ends_with(".csv.gz");
+    if (csv) {
+        CsvReader reader(path);
+        header = reader.header();
+        if (header.size() < 2)
+            throw UserError(path + ":1: a pairs file needs two columns (src,dst), the header has " + std::to_string(header.size()));
+        std::vector<std::string> fields;
+        while (reader.next(fields)) rows.push_back({fields, reader.line_number()});
+    } else {
+        header = {"src", "dst"};
+        TextReader reader(path);
+        std::string line;
+        while (reader.next(line)) {
+            if (line.empty() || line[0] == '#') continue;
+            std::vector<std::string> f;
+            std::size_t p = 0;
+            while ((p = line.find_first_not_of(" \t\r", p)) != std::string::npos) {
+                const std::size_t e = line.find_first_of(" \t\r", p);
+                f.push_back(line.substr(p, e == std::string::npos ? std::string::npos : e - p));
+                p = e;
+            }
+            if (f.empty()) continue;
+            if (f.size() != 2)
+                throw UserError(reader.where() + ": expected 2 columns (src dst), got " + std::to_string(f.size()) + ": '" + line + "'");
+            rows.push_back({std::move(f), reader.line_number()});
+        }
+    }
+    return {header, rows};
+}
+
+int predict_pairs(const PredictArgs& a, const PairScorer& s) {
+    const auto [header, rows] = read_pairs(a.pairs);
+    std::vector<NodePair> pairs;
+    std::vector<std::string> error(rows.size());
+    std::vector<std::size_t> scored;  // rows with a pair, in order
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+        const auto& f = rows[r].fields;
+        if (f.size() < 2) {
+            error[r] = "missing src or dst";
+            continue;
+        }
+        const auto u = s.find(f[0]), v = s.find(f[1]);
+        if (!u || !v) {
+            error[r] = "unknown node '" + (!u ? f[0] : f[1]) + "'";
+            continue;
+        }
+        if (*u == *v) {
+            error[r] = "a node paired with itself";
+            continue;
+        }
+        pairs.emplace_back(*u, *v);
+        scored.push_back(r);
+    }
+    const Matrix p = s.score(pairs);
+    const auto& classes = s.info().class_names;
+    std::string out;
+    for (std::size_t c = 0; c < header.size(); ++c) out += (c ? "," : "") + csv_field(header[c]);
+    if (s.edge_task()) {
+        out += ",predicted_class";
+        for (const auto& c : classes) out += "," + csv_field("p_" + c);
+    } else {
+        out += ",score";
+    }
+    out += ",error\n";
+    std::size_t next = 0;
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+        for (std::size_t c = 0; c < header.size(); ++c) out += (c ? "," : "") + csv_field(c < rows[r].fields.size() ? rows[r].fields[c] : "");
+        const bool ok = next < scored.size() && scored[next] == r;
+        const auto row = static_cast<Eigen::Index>(next);
+        if (s.edge_task()) {
+            Eigen::Index best = 0;
+            if (ok) p.row(row).maxCoeff(&best);
+            out += "," + (ok ? csv_field(classes[static_cast<std::size_t>(best)]) : std::string());
+            for (std::size_t c = 0; c < classes.size(); ++c) out += "," + (ok ? number(p(row, static_cast<Eigen::Index>(c))) : std::string());
+        } else {
+            out += "," + (ok ? number(p(row, 0)) : std::string());
+        }
+        out += "," + csv_field(error[r]) + "\n";
+        if (ok) ++next;
+    }
+    write_file_atomically(a.out, out);
+    const std::size_t failed = rows.size() - scored.size();
+    std::cerr << rows.size() << " pairs scored into " << a.out;
+    if (failed) std::cerr << " (" << failed << " with an error, see its error column)";
+    std::cerr << "\n";
+    return 0;
+}
+
+int recommend(const PredictArgs& a, const PairScorer& s) {
+    if (s.edge_task()) throw UserError("--recommend needs a link model; " + a.model + " classifies edges");
+    if (a.top_k < 1) throw UserError("--top-k must be at least 1, got " + std::to_string(a.top_k));
+    const NodeId n = static_cast<NodeId>(s.info().node_ids.size());
+    std::string out = "node_id,rank,candidate_id,score,error\n";
+    for (const std::string& id : a.recommend) {
+        const auto u = s.find(id);
+        if (!u) {
+            out += csv_field(id) + ",,,,unknown node\n";
+            continue;
+        }
+        // Candidates: every other node that is not already a neighbour.
+        std::vector<char> skip(static_cast<std::size_t>(n), 0);
+        skip[static_cast<std::size_t>(*u)] = 1;
+        const Graph& g = s.graph;
+        for (EdgeId e = g.in_offsets()[*u]; e < g.in_offsets()[*u + 1]; ++e) skip[static_cast<std::size_t>(g.in_src()[e])] = 1;
+        std::vector<NodePair> pairs;
+        for (NodeId v = 0; v < n; ++v)
+            if (!skip[static_cast<std::size_t>(v)]) pairs.emplace_back(*u, v);
+        const Matrix p = s.score(pairs);
+        std::vector<std::size_t> order(pairs.size());
+        std::iota(order.begin(), order.end(), 0);
+        const std::size_t k = std::min<std::size_t>(static_cast<std::size_t>(a.top_k), order.size());
+        // Highest score first; ties by the candidate's row, so the order is reproducible.
+        std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(k), order.end(), [&](std::size_t x, std::size_t y) {
+            const float px = p(static_cast<Eigen::Index>(x), 0), py = p(static_cast<Eigen::Index>(y), 0);
+            return px != py ? px > py : x < y;
+        });
+        if (k == 0) out += csv_field(id) + ",,,,no candidate (the node is linked to every other node)\n";
+        for (std::size_t r = 0; r < k; ++r) {
+            const std::size_t c = order[r];
+            out += csv_field(id) + "," + std::to_string(r + 1) + "," +
+                   csv_field(s.info().node_ids[static_cast<std::size_t>(pairs[c].second)]) + "," + number(p(static_cast<Eigen::Index>(c), 0)) +
+                   ",\n";
+        }
+    }
+    write_file_atomically(a.out, out);
+    std::cerr << "top " << a.top_k << " recommendations for " << a.recommend.size() << " node(s) written to " << a.out << "\n";
+    return 0;
+}
+
+void write_embeddings(const std::string& path, const PairScorer& s) {
+    if (!s.model) throw UserError("--embeddings needs an attention model; a heuristic has no node vectors");
+    const Matrix& z = s.model->node_vectors;
+    std::string out = "node_id";
+    for (Eigen::Index c = 0; c < z.cols(); ++c) out += ",z" + std::to_string(c);
+    out += '\n';
+    for (Eigen::Index i = 0; i < z.rows(); ++i) {
+        out += csv_field(s.info().node_ids[static_cast<std::size_t>(i)]);
+        for (Eigen::Index c = 0; c < z.cols(); ++c) out += "," + number(z(i, c));
+        out += '\n';
+    }
+    write_file_atomically(path, out);
+    std::cerr << z.rows() << " node vectors (" << z.cols() << " wide) written to " << path << "\n";
+}
+
+}  // namespace
+
+int run_link_predict(const PredictArgs& a) {
+    const int jobs = !a.pairs.empty() + !a.recommend.empty();
+    if (jobs != 1 && a.embeddings.empty())
+        throw UserError("a link or edge model predicts with exactly one of --pairs FILE and --recommend ID[,ID...] (or only writes --embeddings)");
+    if (jobs > 1) throw UserError("give one of --pairs and --recommend, not both");
+    if (jobs == 1 && a.out.empty()) throw UserError("--pairs and --recommend need --out");
+    if (!a.data.empty() || !a.smiles.empty())
+        throw UserError("a link or edge model keeps its network; use --pairs or --recommend instead of --data/--smiles");
+    if (!a.embeddings.empty()) check_output_path("--embeddings", a.embeddings);
+    const PairScorer s(a.model);
+    if (!a.embeddings.empty()) write_embeddings(a.embeddings, s);
+    if (!a.pairs.empty()) return predict_pairs(a, s);
+    if (!a.recommend.empty()) return recommend(a, s);
+    return 0;
+}
+
+}  // namespace gatkit::cli

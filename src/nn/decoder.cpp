@@ -1,0 +1,132 @@
+#include "gatkit/nn/decoder.hpp"
+
+#include "gatkit/core/error.hpp"
+
+namespace gatkit {
+
+PairDecoderKind parse_link_decoder(const std::string& name) {
+    if (name == "dot") return PairDecoderKind::dot;
+    if (name == "hadamard-mlp") return PairDecoderKind::hadamard_mlp;
+    if (name == "edge-classes") return PairDecoderKind::edge_classes;
+    throw ConfigError("unknown decoder '" + name + "' (expected dot or hadamard-mlp)");
+}
+
+std::string to_string(PairDecoderKind kind) {
+    switch (kind) {
+        case PairDecoderKind::dot: return "dot";
+        case PairDecoderKind::hadamard_mlp: return "hadamard-mlp";
+        case PairDecoderKind::edge_classes: return "edge-classes";
+    }
+    return "?";
+}
+
+namespace {
+
+const PairDecoderOptions& checked(const PairDecoderOptions& o, const std::string& name) {
+    if (o.dim <= 0) throw ConfigError(name + ": dim must be positive, got " + std::to_string(o.dim));
+    if (o.kind == PairDecoderKind::dot && o.out != 1)
+        throw ConfigError(name + ": the dot decoder has one output, got out = " + std::to_string(o.out));
+    if (o.kind != PairDecoderKind::dot && (o.mlp_hidden <= 0 || o.out <= 0))
+        throw ConfigError(name + ": mlp_hidden and out must be positive, got " + std::to_string(o.mlp_hidden) + " and " +
+                          std::to_string(o.out));
+    return o;
+}
+
+template <class T>
+void check_pairs(const MatrixT<T>& z, const std::vector<NodePair>& pairs) {
+    const auto n = static_cast<NodeId>(z.rows());
+    for (std::size_t p = 0; p < pairs.size(); ++p) {
+        const auto [u, v] = pairs[p];
+        if (u < 0 || u >= n || v < 0 || v >= n)
+            throw GraphError("pair " + std::to_string(p) + " (" + std::to_string(u) + ", " + std::to_string(v) +
+                             ") names a node outside [0, " + std::to_string(n) + ")");
+    }
+}
+
+}  // namespace
+
+template <class T>
+PairDecoderT<T>::PairDecoderT(const PairDecoderOptions& options, Rng& rng, const std::string& name)
+    : options_(checked(options, name)) {
+    if (options_.kind == PairDecoderKind::dot) return;
+    const Eigen::Index in = options_.kind == PairDecoderKind::edge_classes ? 3 * options_.dim : options_.dim;
+    mlp_ = std::make_unique<MlpT<T>>(MlpOptions{.in = in, .hidden = options_.mlp_hidden, .out = options_.out, .dropout = options_.dropout},
+                                     rng, name);
+}
+
+template <class T>
+MatrixT<T> PairDecoderT<T>::forward(const MatrixT<T>& z, const std::vector<NodePair>& pairs, PairDecoderCache<T>& cache,
+                                    bool training, Rng* rng) const {
+    if (z.cols() != options_.dim)
+        throw ShapeError("decoder: z has " + std::to_string(z.cols()) + " columns, expected " + std::to_string(options_.dim));
+    check_pairs(z, pairs);
+    cache.pairs = pairs;
+    const auto P = static_cast<Eigen::Index>(pairs.size());
+    const Eigen::Index C = options_.dim;
+    if (options_.kind == PairDecoderKind::dot) {
+        MatrixT<T> s(P, 1);
+#pragma omp parallel for schedule(static)
+        for (Eigen::Index p = 0; p < P; ++p) s(p, 0) = z.row(pairs[p].first).dot(z.row(pairs[p].second));
+        return s;
+    }
+    const bool concat = options_.kind == PairDecoderKind::edge_classes;
+    MatrixT<T> in(P, concat ? 3 * C : C);
+#pragma omp parallel for schedule(static)
+    for (Eigen::Index p = 0; p < P; ++p) {
+        const auto zu = z.row(pairs[p].first), zv = z.row(pairs[p].second);
+        if (concat) {
+            in.row(p).segment(0, C) = zu;
+            in.row(p).segment(C, C) = zv;
+            in.row(p).segment(2 * C, C) = zu.cwiseProduct(zv);
+        } else {
+            in.row(p) = zu.cwiseProduct(zv);
+        }
+    }
+    return mlp_->forward(in, cache.mlp, training, rng);
+}
+
+template <class T>
+void PairDecoderT<T>::backward(const MatrixT<T>& dout, const MatrixT<T>& z, const PairDecoderCache<T>& cache, MatrixT<T>& dz) {
+    const auto P = static_cast<Eigen::Index>(cache.pairs.size());
+    if (dout.rows() != P || dout.cols() != options_.out)
+        throw ShapeError("decoder: dout is " + std::to_string(dout.rows()) + "x" + std::to_string(dout.cols()) + ", expected " +
+                         std::to_string(P) + "x" + std::to_string(options_.out));
+    if (dz.rows() != z.rows() || dz.cols() != z.cols())
+        throw ShapeError("decoder: dz is " + std::to_string(dz.rows()) + "x" + std::to_string(dz.cols()) + ", expected " +
+                         std::to_string(z.rows()) + "x" + std::to_string(z.cols()));
+    const Eigen::Index C = options_.dim;
+    if (options_.kind == PairDecoderKind::dot) {
+        for (Eigen::Index p = 0; p < P; ++p) {
+            const auto [u, v] = cache.pairs[p];
+            const T g = dout(p, 0);
+            // Read both rows before writing either: u == v must give 2·g·z_u.
+            const VectorT<T> zu = z.row(u).transpose(), zv = z.row(v).transpose();
+            dz.row(u) += g * zv.transpose();
+            dz.row(v) += g * zu.transpose();
+        }
+        return;
+    }
+    const MatrixT<T> din = mlp_->backward(dout, cache.mlp, /*need_dx=*/true);
+    const bool concat = options_.kind == PairDecoderKind::edge_classes;
+    for (Eigen::Index p = 0; p < P; ++p) {
+        const auto [u, v] = cache.pairs[p];
+        const VectorT<T> zu = z.row(u).transpose(), zv = z.row(v).transpose();
+        const auto dh = din.row(p).segment(concat ? 2 * C : 0, C);
+        dz.row(u) += dh.cwiseProduct(zv.transpose());
+        dz.row(v) += dh.cwiseProduct(zu.transpose());
+        if (concat) {
+            dz.row(u) += din.row(p).segment(0, C);
+            dz.row(v) += din.row(p).segment(C, C);
+        }
+    }
+}
+
+template <class T>
+void PairDecoderT<T>::parameters(ParameterList<T>& out) {
+    if (mlp_) mlp_->parameters(out);
+}
+
+template class PairDecoderT<float>;
+template class PairDecoderT<double>;
+
+}  // namespace gatkit

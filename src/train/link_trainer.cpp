@@ -1,0 +1,219 @@
+#include "gatkit/train/link_trainer.hpp"
+
+#include "gatkit/core/error.hpp"
+#include "gatkit/core/stats.hpp"
+#include "gatkit/train/loss.hpp"
+#include "gatkit/train/metrics.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+namespace gatkit {
+
+std::map<std::string, double> link_metrics(const std::vector<double>& pos_scores, const std::vector<double>& neg_scores) {
+    std::vector<double> scores = pos_scores;
+    scores.insert(scores.end(), neg_scores.begin(), neg_scores.end());
+    std::vector<int> labels(pos_scores.size(), 1);
+    labels.resize(scores.size(), 0);
+    return {{"roc_auc", roc_auc(scores, labels)},
+            {"pr_auc", pr_auc(scores, labels)},
+            {"hits@20", hits_at_k(pos_scores, neg_scores, 20)},
+            {"hits@50", hits_at_k(pos_scores, neg_scores, 50)},
+            {"hits@100", hits_at_k(pos_scores, neg_scores, 100)},
+            {"mrr", mean_reciprocal_rank(pos_scores, neg_scores)}};
+}
+
+namespace {
+
+std::vector<NodePair> concat(const std::vector<NodePair>& a, const std::vector<NodePair>& b) {
+    std::vector<NodePair> out = a;
+    out.insert(out.end(), b.begin(), b.end());
+    return out;
+}
+
+std::vector<double> column(const Matrix& m, Eigen::Index from, Eigen::Index count) {
+    std::vector<double> out(static_cast<std::size_t>(count));
+    for (Eigen::Index k = 0; k < count; ++k) out[k] = m(from + k, 0);
+    return out;
+}
+
+// Scores of fixed positive and negative pairs on the model's current z.
+std::map<std::string, double> evaluate_links(LinkModel& model, const std::vector<NodePair>& pos, const std::vector<NodePair>& neg) {
+    const Matrix s = model.decode(concat(pos, neg), /*training=*/false);
+    const auto P = static_cast<Eigen::Index>(pos.size());
+    return link_metrics(column(s, 0, P), column(s, P, static_cast<Eigen::Index>(neg.size())));
+}
+
+void check_options(const LinkTrainOptions& o) {
+    if (o.epochs < 1) throw ConfigError("epochs must be at least 1, got " + std::to_string(o.epochs));
+}
+
+struct BestWeights {
+    std::vector<Matrix> values;
+    void keep(const ParameterList<float>& params) {
+        values.clear();
+        for (const auto* p : params) values.push_back(p->value);
+    }
+    void restore(const ParameterList<float>& params) const {
+        for (std::size_t k = 0; k < params.size() && k < values.size(); ++k) params[k]->value = values[k];
+    }
+};
+
+}  // namespace
+
+LinkTrainResult train_link_predictor(LinkModel& model, const Graph& graph, const Matrix& x, const LinkSplit& split,
+                                     const NegativeSampler& sampler, const LinkTrainOptions& options,
+                                     const LinkEpochCallback& on_epoch) {
+    check_options(options);
+    if (split.train_pos.empty()) throw GraphError("link training needs at least one training edge");
+    if (split.val_pos.empty() || split.val_neg.empty())
+        throw GraphError("link training needs validation edges for early stopping (the split gave none)");
+    auto params = model.parameters();
+    AdamT<float> adam(params, options.adam);
+    Rng rng(options.seed);
+    const auto P = static_cast<Eigen::Index>(split.train_pos.size());
+    Matrix targets(2 * P, 1);
+    targets.topRows(P).setOnes();
+    targets.bottomRows(P).setZero();
+
+    LinkTrainResult result;
+    BestWeights best;
+    double best_auc = -1;
+    int since_best = 0;
+    std::vector<double> epoch_seconds;
+    const auto t_start = std::chrono::steady_clock::now();
+    for (int epoch = 1; epoch <= options.epochs; ++epoch) {
+        const auto t0 = std::chrono::steady_clock::now();
+        const std::vector<NodePair> neg = sampler.sample(split.train_pos.size(), rng);
+        adam.zero_grad();
+        if (options.augment) {
+            Matrix xa = x;
+            options.augment(xa, rng);
+            model.encode(graph, xa, /*training=*/true, &rng);
+        } else {
+            model.encode(graph, x, /*training=*/true, &rng);
+        }
+        const Matrix logits = model.decode(concat(split.train_pos, neg), /*training=*/true, &rng);
+        const LossResult<float> loss = bce_with_logits(logits, targets);
+        if (!std::isfinite(loss.loss))
+            throw Error("training diverged at epoch " + std::to_string(epoch) + ": loss is " + std::to_string(loss.loss) +
+                        " (try a smaller --lr)");
+        model.backward(loss.dlogits);
+        adam.step();
+        epoch_seconds.push_back(seconds_since(t0));
+
+        model.encode(graph, x, /*training=*/false);
+        const auto val = evaluate_links(model, split.val_pos, split.val_neg);
+        LinkEpochStats s{.epoch = epoch, .loss = loss.loss, .val_metric = val.at("roc_auc"), .seconds = epoch_seconds.back()};
+        if (s.val_metric > best_auc) {
+            best_auc = s.val_metric;
+            best.keep(params);
+            result.best_epoch = epoch;
+            since_best = 0;
+            s.best = true;
+        } else {
+            ++since_best;
+        }
+        result.epochs_run = epoch;
+        if (on_epoch) on_epoch(s);
+        if (options.patience > 0 && since_best >= options.patience) break;
+    }
+    best.restore(params);
+    result.train_seconds = seconds_since(t_start);
+    result.epoch_seconds_median = median(epoch_seconds);
+    model.node_vectors = model.encode(graph, x, /*training=*/false);
+    result.val = evaluate_links(model, split.val_pos, split.val_neg);
+    if (!split.test_pos.empty() && !split.test_neg.empty()) result.test = evaluate_links(model, split.test_pos, split.test_neg);
+    return result;
+}
+
+namespace {
+
+std::map<std::string, double> edge_metrics(const Matrix& logits, const std::vector<int>& labels, int num_classes) {
+    const std::vector<int> pred = argmax_rows(logits);
+    std::vector<NodeId> rows(labels.size());
+    for (std::size_t k = 0; k < rows.size(); ++k) rows[k] = static_cast<NodeId>(k);
+    return {{"accuracy", accuracy(pred, labels, rows)},
+            {"macro_f1", macro_f1(pred, labels, num_classes)},
+            {"loss", softmax_cross_entropy(logits, labels, rows).loss}};
+}
+
+}  // namespace
+
+LinkTrainResult train_edge_classifier(LinkModel& model, const Graph& graph, const Matrix& x, const EdgeSplit& split,
+                                      const LinkTrainOptions& options, const LinkEpochCallback& on_epoch) {
+    check_options(options);
+    if (split.train.empty() || split.val.empty()) throw GraphError("edge classification needs training and validation edges");
+    const int K = model.config().num_classes;
+    auto params = model.parameters();
+    AdamT<float> adam(params, options.adam);
+    Rng rng(options.seed);
+    std::vector<NodeId> rows(split.train.size());
+    for (std::size_t k = 0; k < rows.size(); ++k) rows[k] = static_cast<NodeId>(k);
+
+    LinkTrainResult result;
+    BestWeights best;
+    double best_acc = -1, best_loss = INFINITY;
+    int since_best = 0;
+    std::vector<double> epoch_seconds;
+    const auto t_start = std::chrono::steady_clock::now();
+    for (int epoch = 1; epoch <= options.epochs; ++epoch) {
+        const auto t0 = std::chrono::steady_clock::now();
+        adam.zero_grad();
+        if (options.augment) {
+            Matrix xa = x;
+            options.augment(xa, rng);
+            model.encode(graph, xa, /*training=*/true, &rng);
+        } else {
+            model.encode(graph, x, /*training=*/true, &rng);
+        }
+        const Matrix logits = model.decode(split.train, /*training=*/true, &rng);
+        const LossResult<float> loss = softmax_cross_entropy(logits, split.train_labels, rows);
+        if (!std::isfinite(loss.loss))
+            throw Error("training diverged at epoch " + std::to_string(epoch) + ": loss is " + std::to_string(loss.loss) +
+                        " (try a smaller --lr)");
+        model.backward(loss.dlogits);
+        adam.step();
+        epoch_seconds.push_back(seconds_since(t0));
+
+        model.encode(graph, x, /*training=*/false);
+        const auto val = edge_metrics(model.decode(split.val, false), split.val_labels, K);
+        LinkEpochStats s{.epoch = epoch, .loss = loss.loss, .val_metric = val.at("accuracy"), .seconds = epoch_seconds.back()};
+        if (s.val_metric > best_acc || (s.val_metric == best_acc && val.at("loss") < best_loss)) {
+            best_acc = s.val_metric;
+            best_loss = val.at("loss");
+            best.keep(params);
+            result.best_epoch = epoch;
+            since_best = 0;
+            s.best = true;
+        } else {
+            ++since_best;
+        }
+        result.epochs_run = epoch;
+        if (on_epoch) on_epoch(s);
+        if (options.patience > 0 && since_best >= options.patience) break;
+    }
+    best.restore(params);
+    result.train_seconds = seconds_since(t_start);
+    result.epoch_seconds_median = median(epoch_seconds);
+    model.node_vectors = model.encode(graph, x, /*training=*/false);
+    // The majority class of the training edges: the baseline every edge classifier must beat.
+    std::vector<int> counts(static_cast<std::size_t>(K), 0);
+    for (int y : split.train_labels) ++counts[static_cast<std::size_t>(y)];
+    const int majority = static_cast<int>(std::max_element(counts.begin(), counts.end()) - counts.begin());
+    const auto fill = [&](const std::vector<NodePair>& pairs, const std::vector<int>& labels) {
+        std::map<std::string, double> m = edge_metrics(model.decode(pairs, false), labels, K);
+        const std::vector<int> constant(labels.size(), majority);
+        std::vector<NodeId> all(labels.size());
+        for (std::size_t k = 0; k < all.size(); ++k) all[k] = static_cast<NodeId>(k);
+        m["majority_accuracy"] = accuracy(constant, labels, all);
+        m["majority_macro_f1"] = macro_f1(constant, labels, K);
+        return m;
+    };
+    result.val = fill(split.val, split.val_labels);
+    if (!split.test.empty()) result.test = fill(split.test, split.test_labels);
+    return result;
+}
+
+}  // namespace gatkit
