@@ -14,7 +14,7 @@ void add_info_command(CLI::App& app, Action& action) {
     c->add_option("--model", *path, "Model file")->required();
     c->callback([&action, path] {
         action = [path] {
-            if (model_kind(*path) == "fingerprint") {
+            if (model_kind(*path) == "fingerprint") {  // (read twice: cheap, and keeps each branch whole)
                 const LoadedFingerprintModel fp = load_fingerprint_model(*path);
                 std::cout << "model:      " << *path << "\n"
                           << "type:       fingerprint baseline (Morgan radius " << fp.model.options().radius << ", "
@@ -23,6 +23,41 @@ void add_info_command(CLI::App& app, Action& action) {
                 for (std::size_t i = 0; i < fp.info.target_names.size(); ++i) std::cout << (i ? ", " : "") << fp.info.target_names[i];
                 std::cout << "\ntrained on: " << fp.info.data_name << "\n";
                 for (const auto& [name, value] : fp.info.metrics) std::cout << "metric:     " << name << " = " << value << "\n";
+                return 0;
+            }
+            const std::string kind = model_kind(*path);
+            if (kind == "heuristic") {
+                const HeuristicLinkModel h = load_heuristic_model(*path);
+                std::cout << "model:      " << *path << "\n"
+                          << "type:       link heuristic " << to_string(h.heuristic) << " (nothing learned)\n"
+                          << "network:    " << h.info.node_ids.size() << " nodes, " << h.edges.size()
+                          << (h.info.directed ? " directed" : " undirected") << " edges\n"
+                          << "trained on: " << h.info.data_name << "\n";
+                for (const auto& [name, value] : h.info.metrics) std::cout << "metric:     " << name << " = " << value << "\n";
+                return 0;
+            }
+            if (kind == "link" || kind == "edge") {
+                LinkModel model = load_link_model(*path);
+                const ModelConfig& k = model.config();
+                const ModelInfo& info = model.info();
+                std::cout << "model:      " << *path << "\n"
+                          << "task:       " << k.task << "\n"
+                          << "conv:       " << k.conv << ", " << k.layers << " layers, " << k.heads << " heads x " << k.hidden
+                          << " hidden, activation " << to_string(k.activation) << ", output " << k.out_channels << " channels\n"
+                          << "decoder:    " << (k.task == "edge" ? "MLP on [z_u, z_v, z_u*z_v], " + std::to_string(k.mlp_hidden) + " hidden"
+                                                                 : k.decoder) << "\n"
+                          << "dropout:    " << k.dropout << " (inputs), " << k.attn_dropout << " (attention)\n"
+                          << "inputs:     " << k.node_input << " (" << k.in_features << " wide)\n"
+                          << "network:    " << info.node_ids.size() << " nodes, " << model.known_edges.size()
+                          << (info.directed ? " directed" : " undirected") << " edges\n";
+                if (k.task == "edge") {
+                    std::cout << "classes:    " << info.class_names.size() << " (";
+                    for (std::size_t i = 0; i < info.class_names.size(); ++i) std::cout << (i ? ", " : "") << info.class_names[i];
+                    std::cout << ")\n";
+                }
+                std::cout << "parameters: " << model.parameter_count() << "\n"
+                          << "trained on: " << info.data_name << "\n";
+                for (const auto& [name, value] : info.metrics) std::cout << "metric:     " << name << " = " << value << "\n";
                 return 0;
             }
             Model model = load_model(*path);

@@ -444,7 +444,8 @@ namespace {
 struct PairScorer {
     std::optional<LinkModel> model;
     std::optional<HeuristicLinkModel> heuristic;
-    Graph graph;  // known edges (heuristics score on it; recommendations skip its neighbours)
+    Graph known;  // the known edges as given (directed or not): recommendations skip a node's out-neighbours
+    Graph sym;    // the same edges both ways: heuristics score on it (as in training)
     const ModelInfo& info() const { return model ? model->info() : heuristic->info; }
     bool edge_task() const { return model && model->config().task == "edge"; }
 
@@ -458,12 +459,14 @@ struct PairScorer {
             model = load_link_model(path);
             edges = model->known_edges;
         }
-        graph = build_graph(static_cast<NodeId>(info().node_ids.size()), edges, {.undirected = true});
+        const auto n = static_cast<NodeId>(info().node_ids.size());
+        known = build_graph(n, edges, {.undirected = !info().directed});
+        sym = info().directed ? build_graph(n, edges, {.undirected = true}) : known;
     }
     // Link: one probability (or heuristic score) per pair, as a P×1 matrix; edge: P×K probabilities.
     Matrix score(const std::vector<NodePair>& pairs) const {
         if (heuristic) {
-            const std::vector<double> s = heuristic_scores(graph, pairs, heuristic->heuristic);
+            const std::vector<double> s = heuristic_scores(sym, pairs, heuristic->heuristic);
             Matrix out(static_cast<Eigen::Index>(s.size()), 1);
             for (std::size_t k = 0; k < s.size(); ++k) out(static_cast<Eigen::Index>(k), 0) = static_cast<float>(s[k]);
             return out;
@@ -523,6 +526,16 @@ std::pair<std::vector<std::string>, std::vector<PairRow>> read_pairs(const std::
     return {header, rows};
 }
 
+// Writes the whole output at once: atomically to a file, or to stdout for "-".
+void emit(const std::string& path, const std::string& text) {
+    if (path == "-") {
+        std::cout << text;
+        std::cout.flush();
+    } else {
+        write_file_atomically(path, text);
+    }
+}
+
 int predict_pairs(const PredictArgs& a, const PairScorer& s) {
     const auto [header, rows] = read_pairs(a.pairs);
     std::vector<NodePair> pairs;
@@ -573,7 +586,7 @@ int predict_pairs(const PredictArgs& a, const PairScorer& s) {
         out += "," + csv_field(error[r]) + "\n";
         if (ok) ++next;
     }
-    write_file_atomically(a.out, out);
+    emit(a.out, out);
     const std::size_t failed = rows.size() - scored.size();
     std::cerr << rows.size() << " pairs scored into " << a.out;
     if (failed) std::cerr << " (" << failed << " with an error, see its error column)";
@@ -592,11 +605,11 @@ int recommend(const PredictArgs& a, const PairScorer& s) {
             out += csv_field(id) + ",,,,unknown node\n";
             continue;
         }
-        // Candidates: every other node that is not already a neighbour.
+        // Candidates: every other node v without a known edge u → v (either way when undirected).
         std::vector<char> skip(static_cast<std::size_t>(n), 0);
         skip[static_cast<std::size_t>(*u)] = 1;
-        const Graph& g = s.graph;
-        for (EdgeId e = g.in_offsets()[*u]; e < g.in_offsets()[*u + 1]; ++e) skip[static_cast<std::size_t>(g.in_src()[e])] = 1;
+        const Graph& g = s.known;
+        for (EdgeId e = g.out_offsets()[*u]; e < g.out_offsets()[*u + 1]; ++e) skip[static_cast<std::size_t>(g.out_dst()[e])] = 1;
         std::vector<NodePair> pairs;
         for (NodeId v = 0; v < n; ++v)
             if (!skip[static_cast<std::size_t>(v)]) pairs.emplace_back(*u, v);
@@ -617,8 +630,8 @@ int recommend(const PredictArgs& a, const PairScorer& s) {
                    ",\n";
         }
     }
-    write_file_atomically(a.out, out);
-    std::cerr << "top " << a.top_k << " recommendations for " << a.recommend.size() << " node(s) written to " << a.out << "\n";
+    emit(a.out, out);
+    std::cerr << "top " << a.top_k << " recommendations for " << a.recommend.size() << " node(s) written to " << (a.out == "-" ? "stdout" : a.out) << "\n";
     return 0;
 }
 
