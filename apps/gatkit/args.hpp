@@ -10,7 +10,8 @@ namespace gatkit::cli {
 
 struct TrainArgs {
     std::string task = "node", data, format = "auto", split, split_file, split_sizes, split_column;
-    std::string conv = "gat", mask = "edges", pe = "none", optimizer = "adam", activation = "elu";
+    std::string conv = "gat", mask = "edges", pe = "none", pe_mode = "concat", block = "plain", optimizer = "adam", activation = "elu";
+    int max_full_nodes = 512;
     std::string smiles_column, target_type, readout = "mean", model_type = "gat", on_invalid = "skip", invalid_out;
     std::vector<std::string> target_columns;
     // Defaults differ per task (node: the GAT paper's Cora settings; graph: see docs/cli.md).
@@ -34,6 +35,8 @@ struct PredictArgs {
     std::string task, pairs, embeddings;
     std::vector<std::string> recommend;
     int top_k = 10;
+    // Node models on an edge list: the same companion files as in training.
+    std::string feature_file, label_file;
 };
 
 int run_node_train(const TrainArgs& a);

@@ -1,10 +1,10 @@
 // gatkit predict — node classes for every node of a graph, or properties of molecules.
 #include "args.hpp"
 #include "common.hpp"
+#include "node_network.hpp"
 
 #include "gatkit/core/parallel.hpp"
 #include "gatkit/io/atomic_file.hpp"
-#include "gatkit/io/linqs.hpp"
 #include "gatkit/model/model_file.hpp"
 #include "gatkit/train/loss.hpp"
 #include "gatkit/train/metrics.hpp"
@@ -17,12 +17,9 @@ namespace gatkit::cli {
 
 int run_node_predict(const PredictArgs& a) {
     Model model = load_model(a.model);
-    NodeDataset data = load_linqs(a.data);
-    if (data.features.cols() != model.config().in_features)
-        throw UserError(a.data + ": nodes have " + std::to_string(data.features.cols()) + " features, the model expects " +
-                        std::to_string(model.config().in_features));
-    if (model.info().feature_normalization == "row") row_normalize(data.features);
-    const Matrix probs = softmax_rows(model.forward(data.graph, data.features, /*training=*/false));
+    const NodeTaskData data = load_node_prediction_data(a, model.info());
+    const Matrix x = node_task_inputs_for(model, data);
+    const Matrix probs = softmax_rows(model.forward(data.graph, x, /*training=*/false));
     const std::vector<int> pred = argmax_rows(probs);
     const auto& classes = model.info().class_names;
 
@@ -55,6 +52,8 @@ int run_predict(const PredictArgs& a) {
         if (!a.out.empty() && a.out != "-") check_output_path("--out", a.out);
         return run_link_predict(a);
     }
+    if ((!a.feature_file.empty() || !a.label_file.empty()) && kind != "node")
+        throw UserError("--feature-file and --label-file go with node models on edge lists; " + a.model + " is a " + kind + " model");
     if (!a.pairs.empty() || !a.recommend.empty() || !a.embeddings.empty())
         throw UserError("--pairs, --recommend and --embeddings need a link or edge model; " + a.model + " is a " + kind + " model");
     if (a.data.empty() == a.smiles.empty()) throw UserError("predict needs exactly one of --data and --smiles");
@@ -73,7 +72,9 @@ void add_predict_command(CLI::App& app, Action& action) {
     auto a = std::make_shared<PredictArgs>();
     CLI::App* c = app.add_subcommand("predict", "Predict with a trained model");
     c->add_option("--model", a->model, "Model file from gatkit train")->required();
-    c->add_option("--data", a->data, "Data in the format the model was trained on");
+    c->add_option("--data", a->data, "Data in the format the model was trained on (node: a LINQS folder/prefix or an edge list)");
+    c->add_option("--feature-file", a->feature_file, "node model on an edge list: the node feature file it was trained with");
+    c->add_option("--label-file", a->label_file, "node model on an edge list: adds the nodes it names (labels are not used)");
     c->add_option("--smiles", a->smiles, "One molecule; its prediction goes to stdout");
     c->add_option("--smiles-column", a->smiles_column, "CSV column with the SMILES (default: as in training)");
     c->add_option("--out", a->out, "Predictions CSV (node: node_id,predicted_class,p_<class>...; molecules: the input columns, "

@@ -1,9 +1,11 @@
 // gatkit train — registers the options; node and graph tasks run in their own files.
 #include "args.hpp"
 #include "common.hpp"
+#include "node_network.hpp"
 
+#include "gatkit/core/error.hpp"
 #include "gatkit/core/parallel.hpp"
-#include "gatkit/io/linqs.hpp"
+#include "gatkit/nn/masks.hpp"
 #include "gatkit/model/model_file.hpp"
 #include "gatkit/train/trainer.hpp"
 
@@ -21,9 +23,20 @@ void require_available(const std::string& flag, const std::string& value, const 
 }
 
 int run_train(const TrainArgs& a) {
-    require_available("--conv", a.conv, "gat", "gatv2 and transformer layers are planned");
-    require_available("--mask", a.mask, "edges", "khop:K and full masks are planned");
-    require_available("--pe", a.pe, "none", "lap:K and rw:K positional encodings are planned");
+    // Option values are checked before any data is read.
+    try {
+        parse_mask(a.mask);
+        ModelConfig probe;
+        probe.pe = a.pe;
+        probe.pe_dim();
+    } catch (const ConfigError& e) {
+        throw UserError(e.what());
+    }
+    if (a.task == "link" || a.task == "edge") {
+        require_available("--conv", a.conv, "gat", "gatv2 and transformer encoders for link/edge tasks are planned");
+        require_available("--mask", a.mask, "edges", "khop:K and full masks for link/edge tasks are planned");
+        require_available("--pe", a.pe, "none", "use --node-features lap:K for Laplacian inputs");
+    }
     if (a.task != "node" && a.task != "graph" && a.task != "link" && a.task != "edge")
         throw UserError("--task " + a.task + " is not available (available: node, graph, link, edge)");
     if (a.threads > 0) set_thread_count(a.threads);
@@ -36,29 +49,31 @@ int run_train(const TrainArgs& a) {
 }  // namespace
 
 int run_node_train(const TrainArgs& a) {
-    if (a.format != "auto" && a.format != "linqs")
-        throw UserError("--format " + a.format + " is not available for --task node (available: auto, linqs)");
-    if (!a.split.empty() && a.split != "planetoid")
-        throw UserError("--split " + a.split + " is not available for --task node (available: planetoid, or --split-file)");
-    NodeDataset data = load_linqs(a.data);
+    NodeTaskData data = load_node_training_data(a);
     const bool progress = !a.quiet && stderr_is_terminal();
     if (!a.quiet) {
-        std::cerr << data.name << ": " << data.num_nodes() << " nodes, " << data.graph.num_edges() / 2 << " undirected edges, "
-                  << data.features.cols() << " features, " << data.num_classes() << " classes\n";
-        for (const auto& note : data.report.notes) std::cerr << data.name << ": " << note << "\n";
+        std::cerr << data.name << ": " << data.num_nodes() << " nodes, " << data.num_edges << (data.directed ? " directed" : " undirected")
+                  << " edges, " << data.features.cols() << " features, " << data.class_names.size() << " classes";
+        if (!data.linqs) std::cerr << ", " << data.num_labelled() << " labelled nodes";
+        std::cerr << "\n";
+        for (const auto& note : data.notes) std::cerr << data.name << ": " << note << "\n";
     }
-    row_normalize(data.features);
+    const NodeTaskInputs inputs = make_node_task_inputs(a.node_features, data);
 
     Rng root(a.seed);
     Rng split_rng = root.split();
     const std::uint64_t init_seed = root.next_u64();
     const std::uint64_t train_seed = root.next_u64();
-    const NodeSplit split = a.split_file.empty() ? planetoid_split(data.labels, data.num_classes(), split_rng)
-                                                 : read_split_file(a.split_file, data.node_ids);
+    const ChosenSplit chosen = make_node_split(a, data, split_rng);
+    const NodeSplit& split = chosen.split;
+    if (!a.quiet && !data.linqs)
+        std::cerr << "split (" << chosen.name << "): " << split.train.size() << " train, " << split.val.size() << " val, " << split.test.size()
+                  << " test nodes\n";
 
     ModelConfig config;
-    config.in_features = static_cast<int>(data.features.cols());
-    config.num_classes = data.num_classes();
+    config.in_features = static_cast<int>(inputs.x.cols());
+    config.num_classes = static_cast<int>(data.class_names.size());
+    config.node_input = inputs.spec;
     config.layers = a.layers.value_or(2);
     config.heads = a.heads.value_or(8);
     config.hidden = a.hidden.value_or(8);
@@ -71,6 +86,8 @@ int run_node_train(const TrainArgs& a) {
     Model model(config, init_seed);
     model.info().class_names = data.class_names;
     model.info().data_name = data.name;
+    model.info().feature_normalization = inputs.normalization;
+    model.info().directed = data.directed;
 
     NodeTrainOptions options;
     options.epochs = a.epochs.value_or(1000);
@@ -82,7 +99,7 @@ int run_node_train(const TrainArgs& a) {
         std::fprintf(stderr, "epoch %4d  loss %.4f  train acc %.3f  val loss %.4f  val acc %.3f  %.2f ms%s\n", s.epoch, s.train_loss,
                      s.train_accuracy, s.val_loss, s.val_accuracy, s.seconds * 1e3, s.best ? "  *" : "");
     };
-    const NodeTrainResult r = train_node_classifier(model, data.graph, data.features, data.labels, split, options, on_epoch);
+    const NodeTrainResult r = train_node_classifier(model, data.graph, inputs.x, data.labels, split, options, on_epoch);
     model.info().metrics = {{"val_accuracy", r.val_accuracy}, {"test_accuracy", r.test_accuracy}, {"best_epoch", r.best_epoch}};
     save_model(a.out, model);
 
@@ -93,8 +110,11 @@ int run_node_train(const TrainArgs& a) {
         nlohmann::json m = {{"task", a.task},
                             {"data", a.data},
                             {"n_nodes", data.num_nodes()},
-                            {"n_edges", data.graph.num_edges() / 2},
-                            {"n_skipped", data.report.n_skipped()},
+                            {"n_edges", data.num_edges},
+                            {"n_skipped", data.num_skipped},
+                            {"n_labelled", data.num_labelled()},
+                            {"node_features", inputs.spec},
+                            {"split", chosen.name},
                             {"seed", a.seed},
                             {"threads", thread_count()},
                             {"epochs_run", r.epochs_run},
@@ -118,16 +138,17 @@ void add_train_command(CLI::App& app, Action& action) {
     CLI::App* c = app.add_subcommand("train", "Train a model and write it to --out");
     c->add_option("--task", a->task, "node|graph|link|edge")->capture_default_str();
     c->add_option("--data", a->data,
-                  "node: folder with X.content[.gz] + X.cites[.gz], or their prefix; graph: CSV/.smi/.sdf[.gz] of molecules, "
+                  "node: folder with X.content[.gz] + X.cites[.gz], or their prefix, or an edge list with --label-file; graph: CSV/.smi/.sdf[.gz] of molecules, "
                   "or a TU folder; link/edge: an edge list (SNAP text or CSV src,dst[,label][,weight]), a LINQS data set, "
                   "or (edge) a TU folder with edge labels")
         ->required();
     c->add_option("--format", a->format, "auto|linqs|csv|smi|sdf|tu|edgelist|snap")->capture_default_str();
-    c->add_flag("--directed", a->directed, "link/edge: the edge list is directed (default: undirected)");
-    c->add_option("--feature-file", a->feature_file, "link/edge: node features, CSV id,f1,f2,...");
-    c->add_option("--label-file", a->label_file, "link/edge: node labels, CSV id,label or 'id label' lines");
+    c->add_flag("--directed", a->directed, "node/link/edge: the edge list is directed (default: undirected)");
+    c->add_option("--feature-file", a->feature_file, "node/link/edge on an edge list: node features, CSV id,f1,f2,...");
+    c->add_option("--label-file", a->label_file, "node (required with an edge list), link/edge: node labels, CSV id,label or 'id label' lines");
     c->add_option("--node-features", a->node_features,
-                  "link/edge: features | degree | lap:K | embedding:D (default: features when the data has them, else embedding:64)");
+                  "features | degree | lap:K, and embedding:D for link/edge (default: features when the data has them, else degree (node) or "
+                  "embedding:64 (link/edge))");
     c->add_option("--decoder", a->decoder, "link: dot | hadamard-mlp")->check(CLI::IsMember({"dot", "hadamard-mlp"}))->capture_default_str();
     c->add_option("--out-channels", a->out_channels, "link/edge: width of the node vectors the decoder sees (default 64)");
     c->add_option("--smiles-column", a->smiles_column, "CSV column with the SMILES (default: the one named smiles)");
@@ -138,13 +159,23 @@ void add_train_command(CLI::App& app, Action& action) {
         ->check(CLI::IsMember({"skip", "fail"}))
         ->capture_default_str();
     c->add_option("--invalid-out", a->invalid_out, "Write skipped rows as CSV row,smiles,reason (default: MODEL.invalid.csv)");
-    c->add_option("--split", a->split, "node: planetoid; graph: random|stratified|scaffold|kfold:K (default random); link/edge: random");
+    c->add_option("--split", a->split, "node: planetoid|random|stratified (default: planetoid for LINQS and Cora-sized label sets, else stratified); "
+                  "graph: random|stratified|scaffold|kfold:K (default random); link/edge: random");
     c->add_option("--split-file", a->split_file, "node: CSV node_id,split (train|val|test) instead of --split");
-    c->add_option("--split-sizes", a->split_sizes, "train,val,test fractions (graph and edge 0.8,0.1,0.1; link 0.85,0.05,0.10)");
+    c->add_option("--split-sizes", a->split_sizes, "train,val,test fractions (node 0.6,0.2,0.2 of the labelled nodes; graph and edge 0.8,0.1,0.1; link 0.85,0.05,0.10)");
     c->add_option("--split-column", a->split_column, "graph: a CSV column holding train|val|test");
-    c->add_option("--conv", a->conv, "Attention layer: gat")->capture_default_str();
-    c->add_option("--mask", a->mask, "Who attends to whom: edges")->capture_default_str();
-    c->add_option("--pe", a->pe, "Positional encoding: none")->capture_default_str();
+    c->add_option("--conv", a->conv, "Attention layer: gat | gatv2 | transformer (dot-product, PyG TransformerConv)")
+        ->check(CLI::IsMember({"gat", "gatv2", "transformer"}))
+        ->capture_default_str();
+    c->add_option("--mask", a->mask, "Who attends to whom: edges | khop:K | full")->capture_default_str();
+    c->add_option("--max-full-nodes", a->max_full_nodes, "--mask full: largest graph allowed")->capture_default_str();
+    c->add_option("--block", a->block, "plain | transformer (attention, residual, LayerNorm, feed-forward, residual, LayerNorm)")
+        ->check(CLI::IsMember({"plain", "transformer"}))
+        ->capture_default_str();
+    c->add_option("--pe", a->pe, "Positional encoding: none | lap:K | rw:K")->capture_default_str();
+    c->add_option("--pe-mode", a->pe_mode, "concat (extra input columns) | add (a learned projection added to the features)")
+        ->check(CLI::IsMember({"concat", "add"}))
+        ->capture_default_str();
     c->add_option("--layers", a->layers, "Attention layers (node 2, graph 3, link/edge 2)");
     c->add_option("--heads", a->heads, "Heads per hidden layer (node 8, graph 4, link/edge 4)");
     c->add_option("--hidden", a->hidden, "Channels per head (node 8, graph 64, link/edge 32)");

@@ -2,6 +2,9 @@
 #include "args.hpp"
 #include "common.hpp"
 
+#include "gatkit/nn/masks.hpp"
+#include "gatkit/nn/positional.hpp"
+
 #include "gatkit/chem/featurize.hpp"
 #include "gatkit/chem/fingerprint.hpp"
 #include "gatkit/chem/scaffold.hpp"
@@ -25,6 +28,27 @@
 namespace gatkit::cli {
 
 namespace {
+
+void add_positional_encodings(GraphDataset& data, const std::string& pe) {
+    for (GraphSample& s : data.graphs) {
+        const Matrix enc = positional_encoding(s.graph, pe);
+        Matrix x(s.x.rows(), s.x.cols() + enc.cols());
+        x << s.x, enc;
+        s.x = std::move(x);
+    }
+}
+
+void check_full_mask_sizes(const GraphDataset& data, int max_nodes) {
+    for (std::size_t g = 0; g < data.size(); ++g) {
+        const NodeId n = data.graphs[g].graph.num_nodes();
+        if (n <= max_nodes) continue;
+        const std::string what = g < data.smiles.size() && !data.smiles[g].empty() ? "'" + data.smiles[g] + "'" : "graph " + std::to_string(g + 1);
+        const std::string row = g < data.source_rows.size() ? " (row " + std::to_string(data.source_rows[g]) + ")" : "";
+        throw UserError("--mask full: " + what + row + " has " + std::to_string(n) + " nodes, more than --max-full-nodes " +
+                            std::to_string(max_nodes),
+                        "full attention costs n² scores per head; raise --max-full-nodes or use --mask khop:K");
+    }
+}
 
 bool is_tu(const std::string& path, const std::string& format) {
     if (format == "tu") return true;
@@ -163,8 +187,19 @@ int run_graph_train(const TrainArgs& a) {
     const std::uint64_t train_seed = root.next_u64();
     const std::vector<IndexSplit> folds = make_splits(a, data, table.get(), split_rng);
 
+    // Positional encodings become the last input columns of every graph, before anything else
+    // sees the features; --mask full is checked here, before anything large is allocated.
+    if (a.pe != "none") add_positional_encodings(data, a.pe);
+    if (parse_mask(a.mask).kind == MaskKind::full) check_full_mask_sizes(data, a.max_full_nodes);
+
     ModelConfig config;
     config.task = "graph";
+    config.conv = a.conv;
+    config.mask = a.mask;
+    config.block = a.block;
+    config.max_full_nodes = a.max_full_nodes;
+    config.pe = a.pe;
+    config.pe_mode = a.pe_mode;
     config.in_features = static_cast<int>(data.graphs.front().x.cols());
     config.num_classes = outputs;
     config.layers = a.layers.value_or(3);
@@ -186,6 +221,10 @@ int run_graph_train(const TrainArgs& a) {
     options.batch_size = a.batch_size;
     options.adam = {.lr = a.lr.value_or(1e-3), .weight_decay = a.weight_decay.value_or(0.0), .decoupled = a.optimizer == "adamw"};
     options.seed = train_seed;
+    if (a.pe.rfind("lap:", 0) == 0) {
+        const Eigen::Index k = config.pe_dim();
+        options.augment = [k](Matrix& x, Rng& rng) { random_sign_flip_last(x, k, rng); };
+    }
     const bool progress = !a.quiet && stderr_is_terminal();
 
     std::vector<Metrics> fold_val, fold_test;
@@ -270,6 +309,11 @@ int run_graph_train(const TrainArgs& a) {
                         {"n_val", folds.front().val.size()},
                         {"n_test", folds.front().test.size()}};
     if (a.model_type == "gat") {
+        m["conv"] = a.conv;
+        m["mask"] = a.mask;
+        m["block"] = a.block;
+        m["pe"] = a.pe;
+        m["pe_mode"] = a.pe_mode;
         m["epochs_run"] = first.epochs_run;
         m["best_epoch"] = first.best_epoch;
         m["epoch_seconds_median"] = first.epoch_seconds_median;
@@ -299,7 +343,10 @@ int run_graph_train(const TrainArgs& a) {
                 obj[data.target_names[t]] = std::isnan(values[t]) ? nlohmann::json(nullptr) : nlohmann::json(values[t]);
             m["test_" + name + "_per_task"] = obj;
         }
-    std::cout << data.name << " (" << a.model_type << ", " << target_type << (folds.size() > 1 ? ", " + std::to_string(folds.size()) + " folds" : "")
+    const std::string model_name = a.model_type == "gat" ? a.conv + (a.block == "transformer" ? " transformer blocks" : "") +
+                                                              (a.mask != "edges" ? ", mask " + a.mask : "") + (a.pe != "none" ? ", pe " + a.pe : "")
+                                                        : a.model_type;
+    std::cout << data.name << " (" << model_name << ", " << target_type << (folds.size() > 1 ? ", " + std::to_string(folds.size()) + " folds" : "")
               << "):";
     for (const auto& [k, v] : m.items())
         if (k.rfind("test_", 0) == 0 && v.is_number() && k.find("_std") == std::string::npos) std::cout << " " << k << " " << number(v.get<double>());
@@ -354,6 +401,7 @@ int run_graph_predict(const PredictArgs& a) {
         const std::string column = a.smiles_column.empty() ? info.smiles_column : a.smiles_column;
         table = load_molecules(a.data, {.smiles_column = column});
     }
+    if (model && model->config().pe != "none") add_positional_encodings(table.data, model->config().pe);
     Matrix pred(0, static_cast<Eigen::Index>(columns.size()));
     std::vector<std::size_t> all(table.data.size());
     for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;

@@ -2,6 +2,7 @@
 // (the class of each edge).
 #include "args.hpp"
 #include "common.hpp"
+#include "network_inputs.hpp"
 
 #include "gatkit/core/error.hpp"
 #include "gatkit/core/parallel.hpp"
@@ -40,26 +41,6 @@ std::string number(double v) {
     char buf[32];
     const auto r = std::to_chars(buf, buf + sizeof buf, static_cast<float>(v));
     return std::string(buf, r.ptr);
-}
-
-bool exists(const std::string& path) {
-    std::error_code ec;
-    return fs::exists(path, ec);
-}
-
-// LINQS when asked, or when --data is a folder / a prefix of X.content[.gz] (Cora).
-bool is_linqs(const std::string& path, const std::string& format) {
-    if (format == "linqs") return true;
-    if (format != "auto") return false;
-    std::error_code ec;
-    if (fs::is_directory(path, ec)) {
-        for (const auto& entry : fs::directory_iterator(path, ec)) {
-            const std::string name = entry.path().filename().string();
-            if (name.ends_with(".content") || name.ends_with(".content.gz")) return true;
-        }
-        return false;
-    }
-    return exists(path + ".content") || exists(path + ".content.gz");
 }
 
 bool is_tu_folder(const std::string& path, const std::string& format) {

@@ -1,6 +1,7 @@
 #include "gatkit/model/model.hpp"
 
 #include "gatkit/core/error.hpp"
+#include "gatkit/nn/attention.hpp"
 #include "gatkit/model/link_model.hpp"
 
 namespace gatkit {
@@ -9,7 +10,14 @@ void ModelConfig::validate() const {
     auto fail = [](const std::string& what) { throw ConfigError("model config: " + what); };
     if (task != "node" && task != "graph" && task != "link" && task != "edge")
         fail("task '" + task + "' is not supported by this version (supported: node, graph, link, edge)");
-    if (conv != "gat") fail("conv '" + conv + "' is not supported by this version (supported: gat)");
+    check_conv_name(conv);
+    parse_mask(mask);
+    if (block != "plain" && block != "transformer") fail("block '" + block + "' is not one of plain, transformer");
+    if (max_full_nodes < 1) fail("max_full_nodes must be at least 1, got " + std::to_string(max_full_nodes));
+    if (pe_mode != "concat" && pe_mode != "add") fail("pe_mode '" + pe_mode + "' is not one of concat, add");
+    if (pe_dim() > in_features) fail("pe " + pe + " needs at least " + std::to_string(pe_dim()) + " input columns");
+    if (pe_dim() > 0 && pe_mode == "add" && pe_dim() >= in_features)
+        fail("pe_mode add needs feature columns besides the " + std::to_string(pe_dim()) + " PE columns");
     if (in_features <= 0) fail("in_features must be positive, got " + std::to_string(in_features));
     if ((task == "node" || task == "edge") && num_classes < 2) fail("need at least 2 classes, got " + std::to_string(num_classes));
     if (task == "graph" && num_classes < 1) fail("need at least 1 output, got " + std::to_string(num_classes));
@@ -36,30 +44,52 @@ void ModelConfig::validate() const {
     }
 }
 
+int ModelConfig::pe_dim() const {
+    if (pe == "none") return 0;
+    const auto colon = pe.find(':');
+    const std::string kind = pe.substr(0, colon);
+    if (colon == std::string::npos || (kind != "lap" && kind != "rw"))
+        throw ConfigError("model config: pe '" + pe + "' is not one of none, lap:K, rw:K");
+    try {
+        std::size_t used = 0;
+        const int k = std::stoi(pe.substr(colon + 1), &used);
+        if (used == pe.size() - colon - 1 && k >= 1) return k;
+    } catch (const std::exception&) {
+    }
+    throw ConfigError("model config: pe '" + pe + "' needs a positive integer K");
+}
+
 Model::Model(const ModelConfig& config, std::uint64_t seed) : config_(config) {
     config_.validate();
     if (config_.task != "node" && config_.task != "graph")
         throw ConfigError("model: a " + config_.task + " model is a LinkModel (link_model.hpp), not a Model");
     Rng rng(seed);
     const bool graph_task = config_.task == "graph";
+    const int K = config_.pe_dim();
     Eigen::Index in = config_.in_features;
+    if (K > 0 && config_.pe_mode == "add") {
+        in = config_.in_features - K;
+        pe_proj_ = std::make_unique<Linear>(LinearOptions{.in = K, .out = in, .bias = false}, rng, "pe_proj");
+    }
     for (int l = 0; l < config_.layers; ++l) {
         const bool output_layer = !graph_task && l + 1 == config_.layers;
-        GatConvOptions o{.in = in,
-                         .out = output_layer ? config_.num_classes : config_.hidden,
-                         .heads = output_layer ? config_.out_heads : config_.heads,
-                         .concat = !output_layer,
-                         .negative_slope = config_.negative_slope,
-                         .dropout = config_.attn_dropout,
-                         .input_dropout = config_.dropout,
-                         .add_self_loops = config_.add_self_loops,
-                         .bias = true,
-                         .residual = config_.residual,
-                         .edge_dim = graph_task ? config_.edge_dim : 0};
-        layers_.emplace_back(o, rng, "layers." + std::to_string(l));
-        in = layers_.back().out_width();
+        AttentionOptions o{.conv = config_.conv,
+                           .in = in,
+                           .out = output_layer ? config_.num_classes : config_.hidden,
+                           .heads = output_layer ? config_.out_heads : config_.heads,
+                           .concat = !output_layer,
+                           .negative_slope = config_.negative_slope,
+                           .dropout = config_.attn_dropout,
+                           .input_dropout = config_.dropout,
+                           .add_self_loops = config_.add_self_loops,
+                           .bias = true,
+                           .residual = config_.residual,
+                           .edge_dim = graph_task ? config_.edge_dim : 0,
+                           // The output layer of a node model stays a plain attention layer (its width is the classes).
+                           .block = output_layer ? std::string("plain") : config_.block};
+        layers_.push_back(make_attention_layer(o, rng, "layers." + std::to_string(l)));
+        in = layers_.back()->out_width();
     }
-    caches_.resize(layers_.size());
     pre_activation_.resize(layers_.size());
     if (graph_task) {
         pool_ = std::make_unique<GraphPoolT<float>>(parse_readout(config_.readout), in, rng, "pool");
@@ -69,12 +99,39 @@ Model::Model(const ModelConfig& config, std::uint64_t seed) : config_(config) {
     }
 }
 
+Matrix Model::input(const Matrix& x) {
+    if (x.cols() != config_.in_features)
+        throw ShapeError("model: input has " + std::to_string(x.cols()) + " columns, the model expects " +
+                         std::to_string(config_.in_features));
+    if (!pe_proj_) return x;
+    const Eigen::Index F = x.cols() - config_.pe_dim();
+    Matrix out = x.leftCols(F);
+    out += pe_proj_->forward(x.rightCols(config_.pe_dim()), pe_cache_);
+    return out;
+}
+
+void Model::input_backward(const Matrix& dx) {
+    if (pe_proj_) pe_proj_->backward(dx, pe_cache_, /*need_dx=*/false);
+}
+
+const Graph& Model::attend(const Graph& graph, const std::vector<NodeId>& offsets) {
+    const MaskSpec spec = parse_mask(config_.mask);
+    if (spec.kind == MaskKind::edges) return graph;
+    const auto id = graph.identity();
+    if (!mask_of_ || mask_of_ != id) {
+        mask_ = build_mask(graph, spec, offsets, config_.max_full_nodes);
+        mask_of_ = id;
+    }
+    return mask_.graph;
+}
+
 Matrix Model::forward(const Graph& graph, const Matrix& x, bool training, Rng* rng) {
     if (config_.task != "node") throw ConfigError("model: a " + config_.task + " model needs a batch of graphs, not one node graph");
     last_was_graph_ = false;
-    Matrix h = x;
+    const Graph& g = attend(graph, {});
+    Matrix h = input(x);
     for (std::size_t l = 0; l < layers_.size(); ++l) {
-        Matrix z = layers_[l].forward(graph, h, caches_[l], training, rng);
+        Matrix z = layers_[l]->forward(g, h, training, rng, nullptr);
         if (l + 1 == layers_.size()) return z;
         h = activation_forward(config_.activation, z);
         pre_activation_[l] = std::move(z);
@@ -85,9 +142,16 @@ Matrix Model::forward(const Graph& graph, const Matrix& x, bool training, Rng* r
 Matrix Model::forward(const GraphBatch& batch, const Matrix& x, const Matrix* edge_attr, bool training, Rng* rng) {
     if (config_.task != "graph") throw ConfigError("model: a " + config_.task + " model predicts nodes, not graphs");
     last_was_graph_ = true;
-    Matrix h = x;
+    const Graph& g = attend(batch.graph, batch.graph_offsets);
+    const Matrix* attr = config_.edge_dim > 0 ? edge_attr : nullptr;
+    Matrix mask_attr;  // the layers keep their own copy of what backward needs
+    if (attr && &g != &batch.graph) {
+        mask_attr = gather_edge_attr(mask_, *attr);
+        attr = &mask_attr;
+    }
+    Matrix h = input(x);
     for (std::size_t l = 0; l < layers_.size(); ++l) {
-        Matrix z = layers_[l].forward(batch.graph, h, caches_[l], training, rng, config_.edge_dim > 0 ? edge_attr : nullptr);
+        Matrix z = layers_[l]->forward(g, h, training, rng, attr);
         h = activation_forward(config_.activation, z);
         pre_activation_[l] = std::move(z);
     }
@@ -103,14 +167,16 @@ void Model::backward(const Matrix& dout) {
     }
     for (std::size_t l = layers_.size(); l-- > 0;) {
         if (last_was_graph_ || l + 1 < layers_.size()) d = activation_backward(config_.activation, pre_activation_[l], d);
-        // The first layer's input is data, not a parameter: skip its gradient.
-        d = layers_[l].backward(d, caches_[l], /*need_dx=*/l > 0);
+        // The first layer's input is data, not a parameter, unless a PE projection feeds it.
+        d = layers_[l]->backward(d, /*need_dx=*/l > 0 || pe_proj_ != nullptr);
     }
+    input_backward(d);
 }
 
 ParameterList<float> Model::parameters() {
     ParameterList<float> out;
-    for (auto& layer : layers_) layer.parameters(out);
+    if (pe_proj_) pe_proj_->parameters(out);
+    for (auto& layer : layers_) layer->parameters(out);
     if (pool_) pool_->parameters(out);
     if (head_) head_->parameters(out);
     return out;

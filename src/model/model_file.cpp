@@ -40,7 +40,12 @@ json config_to_json(const ModelConfig& c) {
             {"node_input", c.node_input},
             {"num_nodes", c.num_nodes},
             {"out_channels", c.out_channels},
-            {"decoder", c.decoder}};
+            {"decoder", c.decoder},
+            {"mask", c.mask},
+            {"block", c.block},
+            {"max_full_nodes", c.max_full_nodes},
+            {"pe", c.pe},
+            {"pe_mode", c.pe_mode}};
 }
 
 ModelConfig config_from_json(const json& j) {
@@ -68,6 +73,11 @@ ModelConfig config_from_json(const json& j) {
     c.num_nodes = j.value("num_nodes", 0);
     c.out_channels = j.value("out_channels", 64);
     c.decoder = j.value("decoder", std::string("dot"));
+    c.mask = j.value("mask", std::string("edges"));
+    c.block = j.value("block", std::string("plain"));
+    c.max_full_nodes = j.value("max_full_nodes", 512);
+    c.pe = j.value("pe", std::string("none"));
+    c.pe_mode = j.value("pe_mode", std::string("concat"));
     return c;
 }
 

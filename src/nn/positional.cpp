@@ -509,4 +509,27 @@ Matrix random_walk_pe(const Graph& graph, int k) {
     return result.cast<float>();
 }
 
+Matrix positional_encoding(const Graph& graph, const std::string& spec) {
+    const auto colon = spec.find(':');
+    const std::string kind = spec.substr(0, colon == std::string::npos ? spec.size() : colon);
+    int k = 0;
+    if (colon != std::string::npos) {
+        try {
+            std::size_t used = 0;
+            k = std::stoi(spec.substr(colon + 1), &used);
+            if (used != spec.size() - colon - 1) k = 0;
+        } catch (const std::exception&) {
+            k = 0;
+        }
+    }
+    if (k < 1 || (kind != "lap" && kind != "rw"))
+        throw ConfigError("positional encoding '" + spec + "' is not one of lap:K, rw:K (K a positive integer)");
+    return kind == "lap" ? laplacian_pe(graph, {.k = k}).vectors : random_walk_pe(graph, k);
+}
+
+void random_sign_flip_last(Matrix& x, Eigen::Index k, Rng& rng) {
+    for (Eigen::Index c = x.cols() - k; c < x.cols(); ++c)
+        if (rng.next_u64() & 1) x.col(c) = -x.col(c);
+}
+
 }  // namespace gatkit

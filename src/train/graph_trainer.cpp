@@ -197,7 +197,8 @@ GraphTrainResult train_graph_model(Model& model, const GraphDataset& data, const
         for (std::size_t start = 0; start < order.size(); start += static_cast<std::size_t>(o.batch_size)) {
             const std::vector<std::size_t> chunk(order.begin() + static_cast<std::ptrdiff_t>(start),
                                                  order.begin() + static_cast<std::ptrdiff_t>(std::min(order.size(), start + o.batch_size)));
-            const GraphBatchData b = make_batch_data(data, chunk);
+            GraphBatchData b = make_batch_data(data, chunk);
+            if (o.augment) o.augment(b.x, rng);
             const Matrix batch_targets = rows_of(targets, chunk);
             adam.zero_grad();
             const Matrix out = model.forward(b.batch, b.x, &b.edge_attr, /*training=*/true, &rng);

@@ -366,10 +366,15 @@ TEST_CASE("bad input is a one-line user error naming the file, line and value, a
         CHECK(contains(r.err, "g.cites:" + std::to_string(n_cites + 1) + ":"));
         CHECK(contains(r.err, "'n17'"));
     }
-    SECTION("an unsupported --conv") {
-        const RunResult r = run_gatkit("train --data " + shell_quote(data) + " --conv transformer --out " + shell_quote(out));
+    SECTION("an unknown --mask") {
+        const RunResult r = run_gatkit("train --data " + shell_quote(data) + " --mask ring --out " + shell_quote(out));
         require_user_error(r);
-        CHECK(contains(r.err, "--conv transformer"));
+        CHECK(contains(r.err, "mask 'ring'"));
+    }
+    SECTION("a --pe without K") {
+        const RunResult r = run_gatkit("train --data " + shell_quote(data) + " --pe lap --out " + shell_quote(out));
+        require_user_error(r);
+        CHECK(contains(r.err, "pe 'lap'"));
     }
     SECTION("predict with a model file that does not exist") {
         const RunResult r = run_gatkit("predict --model " + shell_quote(dir.file("nope.gatkit")) + " --data " + shell_quote(data) + " --out " + shell_quote(out));

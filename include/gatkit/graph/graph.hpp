@@ -58,6 +58,9 @@ public:
 
     // The Boost.Graph graph the CSR was read from (edges point destination → source).
     const BglGraph& bgl() const { return *bgl_; }
+    // Shared by this graph and its copies, and by no other graph while someone holds it: lets a
+    // model cache what it derives from a graph (an attention mask) and recognise the graph later.
+    std::shared_ptr<const void> identity() const { return bgl_; }
 
 private:
     friend Graph build_from_sorted(NodeId, std::vector<std::pair<NodeId, NodeId>>);

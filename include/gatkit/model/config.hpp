@@ -11,8 +11,13 @@ namespace gatkit {
 
 struct ModelConfig {
     std::string task = "node";      // node | graph | link | edge
-    std::string conv = "gat";       // attention layer kind
-    int in_features = 0;            // F
+    std::string conv = "gat";       // attention layer kind: gat | gatv2 | transformer
+    std::string mask = "edges";     // who attends to whom: edges | khop:K | full
+    std::string block = "plain";    // plain | transformer (attention → residual → LayerNorm → FFN → residual → LayerNorm)
+    int max_full_nodes = 512;       // --mask full: largest graph allowed
+    std::string pe = "none";        // positional encoding appended to the inputs: none | lap:K | rw:K
+    std::string pe_mode = "concat"; // concat: PE columns are extra inputs; add: a learned projection of them is added to the features
+    int in_features = 0;            // F: input columns, the K positional-encoding columns (last) included
     int num_classes = 0;            // outputs: K classes (node, multiclass) or T targets (graph)
     int layers = 2;                 // attention layers
     int heads = 8;                  // heads of every hidden layer
@@ -39,6 +44,8 @@ struct ModelConfig {
 
     // Throws ConfigError naming the bad value.
     void validate() const;
+    // K, the positional-encoding columns at the end of the input (0 for pe = none).
+    int pe_dim() const;
 };
 
 // What the model file keeps besides the config and weights.

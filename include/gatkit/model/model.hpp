@@ -5,17 +5,25 @@
 //   logits = GatConv_L(dropout(hᴸ⁻¹))            (out_heads averaged, K outputs)
 //
 // Graph task (molecules, TU graphs), on a batch of graphs as one block-diagonal graph:
-//   hˡ = act(GatConv_l(dropout(hˡ⁻¹), edge_attr))   for l = 1..L (heads concatenated)
+//   hˡ = act(Attn_l(dropout(hˡ⁻¹), edge_attr))      for l = 1..L (heads concatenated)
 //   g_b = readout_{i ∈ graph b}(hᴸ_i)               (mean | sum | max | attention)
 //   out = MLP(g)                                    (B×T logits or values)
 //
-// forward keeps what backward needs (one cache per layer); backward accumulates the parameter
-// gradients of every layer.
+// Attn is the layer `conv` names (gat | gatv2 | transformer; nn/attention.hpp), optionally as a
+// transformer block (`block`), run on the `mask` graph of the input (edges | khop:K | full;
+// nn/masks.hpp; a node task reuses the mask of its one graph). With `pe` the last pe_dim()
+// input columns are a positional encoding: used as extra inputs (pe_mode concat) or projected
+// and added to the features (pe_mode add, a learned K×F matrix "pe_proj.weight").
+//
+// forward keeps what backward needs (each layer its own cache); backward accumulates the
+// parameter gradients of every layer.
 #pragma once
 
 #include "gatkit/graph/batch.hpp"
 #include "gatkit/model/config.hpp"
-#include "gatkit/nn/gat_conv.hpp"
+#include "gatkit/nn/attention.hpp"
+#include "gatkit/nn/linear.hpp"
+#include "gatkit/nn/masks.hpp"
 #include "gatkit/nn/mlp.hpp"
 #include "gatkit/nn/readout.hpp"
 
@@ -46,15 +54,23 @@ public:
     const ModelConfig& config() const { return config_; }
     ModelInfo& info() { return info_; }
     const ModelInfo& info() const { return info_; }
-    const std::vector<GatConv>& layers() const { return layers_; }
-    // Attention coefficients α (E×H) of layer l from the last forward, on that layer's graph.
-    const GatConvCache<float>& cache(std::size_t layer) const { return caches_.at(layer); }
+    std::size_t num_layers() const { return layers_.size(); }
+    // Attention coefficients α (E×H) of layer l from the last forward, on attention_graph(l).
+    const Matrix& attention(std::size_t layer) const { return layers_.at(layer)->attention(); }
+    const Graph& attention_graph(std::size_t layer) const { return layers_.at(layer)->attention_graph(); }
 
 private:
     ModelConfig config_;
     ModelInfo info_;
-    std::vector<GatConv> layers_;
-    std::vector<GatConvCache<float>> caches_;
+    std::vector<std::unique_ptr<AttentionLayer>> layers_;
+    std::unique_ptr<Linear> pe_proj_;  // pe_mode add: K → F
+    LinearCache<float> pe_cache_;
+    // The mask of the last graph seen (node tasks reuse it every epoch).
+    std::shared_ptr<const void> mask_of_;
+    AttentionMask mask_;
+    Matrix input(const Matrix& x);          // x as the first layer sees it (PE projected and added)
+    void input_backward(const Matrix& dx);  // the PE projection's gradient
+    const Graph& attend(const Graph& graph, const std::vector<NodeId>& offsets);
     std::vector<Matrix> pre_activation_;  // input of each hidden activation
     std::unique_ptr<GraphPoolT<float>> pool_;
     std::unique_ptr<MlpT<float>> head_;

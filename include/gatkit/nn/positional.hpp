@@ -87,4 +87,11 @@ void random_sign_flip(Matrix& pe, Rng& rng);
 // Errors: k < 1 → ConfigError.
 Matrix random_walk_pe(const Graph& graph, int k);
 
+// The encoding a spec names, for a graph: "lap:K" → laplacian_pe(graph, {.k = K}).vectors,
+// "rw:K" → random_walk_pe(graph, K). Anything else: ConfigError.
+Matrix positional_encoding(const Graph& graph, const std::string& spec);
+
+// Random sign flips of the last k columns only (the Laplacian PE columns appended to features).
+void random_sign_flip_last(Matrix& x, Eigen::Index k, Rng& rng);
+
 }  // namespace gatkit

@@ -30,6 +30,8 @@ struct GraphTrainOptions {
     int batch_size = 64;
     AdamOptions adam{.lr = 1e-3, .weight_decay = 0.0};
     std::uint64_t seed = 0;  // shuffling and dropout
+    // Applied to each training batch's node matrix (e.g. random sign flips of Laplacian PEs).
+    std::function<void(Matrix&, Rng&)> augment;
 };
 
 struct GraphEpochStats {

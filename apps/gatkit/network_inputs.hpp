@@ -1,0 +1,12 @@
+// Helpers shared by the commands that read one network (node, link and edge tasks).
+#pragma once
+
+#include <string>
+
+namespace gatkit::cli {
+
+// LINQS when asked (--format linqs), or with --format auto when `path` is a folder holding a
+// *.content[.gz] file or the prefix of X.content[.gz] (Cora).
+bool is_linqs(const std::string& path, const std::string& format);
+
+}  // namespace gatkit::cli
