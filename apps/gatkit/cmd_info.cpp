@@ -72,8 +72,10 @@ void add_info_command(CLI::App& app, Action& action) {
                 std::cout << ", edge features " << k.edge_dim << ", readout " << k.readout << ", MLP head " << k.mlp_hidden << " hidden";
             std::cout << "\n"
                       << "dropout:    " << k.dropout << " (inputs), " << k.attn_dropout << " (attention)\n"
-                      << "inputs:     " << k.in_features << " features, "
-                      << (k.task == "node" ? "normalisation " + info.feature_normalization : "featurizer " + info.featurizer) << "\n";
+                      << "inputs:     " << k.in_features << " columns (" << (k.task == "node" ? k.node_input : "featurizer " + info.featurizer)
+                      << (k.pe != "none" ? ", pe " + k.pe + " " + k.pe_mode : "") << ")"
+                      << (k.task == "node" ? ", normalisation " + info.feature_normalization : "") << "\n"
+                      << "attention:  conv " << k.conv << ", mask " << k.mask << ", block " << k.block << "\n";
             const auto& names = k.task == "graph" && k.target_type != "multiclass" ? info.target_names : info.class_names;
             std::cout << (k.task == "graph" && k.target_type != "multiclass" ? "targets:    " : "classes:    ") << names.size() << " (";
             for (std::size_t i = 0; i < names.size(); ++i) std::cout << (i ? ", " : "") << names[i];

@@ -38,21 +38,22 @@ LinkModel::LinkModel(const ModelConfig& config, std::uint64_t seed) : config_(co
     Eigen::Index in = config_.in_features;
     for (int l = 0; l < config_.layers; ++l) {
         const bool last = l + 1 == config_.layers;
-        GatConvOptions o{.in = in,
-                         .out = last ? config_.out_channels : config_.hidden,
-                         .heads = last ? config_.out_heads : config_.heads,
-                         .concat = !last,
-                         .negative_slope = config_.negative_slope,
-                         .dropout = config_.attn_dropout,
-                         .input_dropout = config_.dropout,
-                         .add_self_loops = config_.add_self_loops,
-                         .bias = true,
-                         .residual = config_.residual,
-                         .edge_dim = 0};
-        layers_.emplace_back(o, rng, "layers." + std::to_string(l));
-        in = layers_.back().out_width();
+        AttentionOptions o{.conv = config_.conv,
+                           .in = in,
+                           .out = last ? config_.out_channels : config_.hidden,
+                           .heads = last ? config_.out_heads : config_.heads,
+                           .concat = !last,
+                           .negative_slope = config_.negative_slope,
+                           .dropout = config_.attn_dropout,
+                           .input_dropout = config_.dropout,
+                           .add_self_loops = config_.add_self_loops,
+                           .bias = true,
+                           .residual = config_.residual,
+                           .edge_dim = 0,
+                           .block = last ? std::string("plain") : config_.block};
+        layers_.push_back(make_attention_layer(o, rng, "layers." + std::to_string(l)));
+        in = layers_.back()->out_width();
     }
-    caches_.resize(layers_.size());
     pre_activation_.resize(layers_.size());
     const bool edge = config_.task == "edge";
     decoder_.emplace(PairDecoderOptions{.kind = edge ? PairDecoderKind::edge_classes : parse_link_decoder(config_.decoder),
@@ -68,9 +69,18 @@ const Matrix& LinkModel::encode(const Graph& graph, const Matrix& x, bool traini
     if (input.rows() != graph.num_nodes())
         throw ShapeError("link model: " + std::to_string(input.rows()) + " input rows for a graph of " +
                          std::to_string(graph.num_nodes()) + " nodes");
+    const Graph* g = &graph;
+    const MaskSpec spec = parse_mask(config_.mask);
+    if (spec.kind != MaskKind::edges) {
+        if (mask_of_ != graph.identity()) {
+            mask_ = build_mask(graph, spec, {}, config_.max_full_nodes);
+            mask_of_ = graph.identity();
+        }
+        g = &mask_.graph;
+    }
     Matrix h = input;
     for (std::size_t l = 0; l < layers_.size(); ++l) {
-        Matrix z = layers_[l].forward(graph, h, caches_[l], training, rng);
+        Matrix z = layers_[l]->forward(*g, h, training, rng, nullptr);
         if (l + 1 == layers_.size()) {
             z_ = std::move(z);
             break;
@@ -97,7 +107,7 @@ void LinkModel::backward(const Matrix& dlogits) {
         if (l + 1 < layers_.size()) d = activation_backward(config_.activation, pre_activation_[l], d);
         // The first layer's input is data unless it is the embedding table.
         const bool need_dx = l > 0 || embedding_.has_value();
-        d = layers_[l].backward(d, caches_[l], need_dx);
+        d = layers_[l]->backward(d, need_dx);
     }
     if (embedding_) embedding_->grad += d;
 }
@@ -105,7 +115,7 @@ void LinkModel::backward(const Matrix& dlogits) {
 ParameterList<float> LinkModel::parameters() {
     ParameterList<float> out;
     if (embedding_) out.push_back(&*embedding_);
-    for (auto& layer : layers_) layer.parameters(out);
+    for (auto& layer : layers_) layer->parameters(out);
     decoder_->parameters(out);
     return out;
 }

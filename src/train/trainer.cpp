@@ -31,7 +31,12 @@ NodeTrainResult train_node_classifier(Model& model, const Graph& graph, const Ma
     for (int epoch = 1; epoch <= options.epochs; ++epoch) {
         const auto t0 = std::chrono::steady_clock::now();
         adam.zero_grad();
-        const Matrix logits = model.forward(graph, features, /*training=*/true, &rng);
+        Matrix augmented;
+        if (options.augment) {
+            augmented = features;
+            options.augment(augmented, rng);
+        }
+        const Matrix logits = model.forward(graph, options.augment ? augmented : features, /*training=*/true, &rng);
         const LossResult<float> loss = softmax_cross_entropy(logits, labels, split.train);
         if (!std::isfinite(loss.loss))
             throw Error("training diverged at epoch " + std::to_string(epoch) + ": loss is " + std::to_string(loss.loss) +

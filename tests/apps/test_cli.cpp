@@ -205,7 +205,7 @@ TEST_CASE("predict writes one row of class probabilities per node, in input orde
     // 2 GAT layers as in PyG: 40→8×8 (W 2560, a_src 64, a_dst 64, bias 64) + 64→3 (W 192, 3 + 3 + 3).
     CHECK(contains(info.out, "parameters: 2953"));
     CHECK(contains(info.out, "classes:    3 (class0, class1, class2)"));
-    CHECK(contains(info.out, "40 features"));
+    CHECK(contains(info.out, "40 columns (features)"));
 
     // Data with another feature count is a user error, and no predictions file appears.
     const RunResult g = run_gatkit("generate --out " + shell_quote(dir.file("g30")) + " --nodes 50 --classes 3 --features 30 --seed 2");

@@ -2,8 +2,10 @@
 // scores node pairs.
 //
 //   h⁰ = x  (node features, structural features, or a learned embedding table E, N×D)
-//   hˡ = act(GatConv_l(dropout(hˡ⁻¹)))     l = 1..L-1   (heads concatenated)
-//   z  = GatConv_L(dropout(hᴸ⁻¹))          out_heads averaged, out_channels wide (no activation)
+//   hˡ = act(Attn_l(dropout(hˡ⁻¹)))        l = 1..L-1   (heads concatenated)
+//   z  = Attn_L(dropout(hᴸ⁻¹))             out_heads averaged, out_channels wide (no activation)
+// Attn is config.conv (gat | gatv2 | transformer), optionally in transformer blocks (hidden
+// layers), on the config.mask graph of the network (edges | khop:K | full).
 //   link:  s_uv = decoder(z_u, z_v)        dot | hadamard-mlp, one logit per pair
 //   edge:  y_uv = MLP([z_u ‖ z_v ‖ z_u ⊙ z_v])   K class logits per pair
 //
@@ -17,7 +19,8 @@
 
 #include "gatkit/model/config.hpp"
 #include "gatkit/nn/decoder.hpp"
-#include "gatkit/nn/gat_conv.hpp"
+#include "gatkit/nn/attention.hpp"
+#include "gatkit/nn/masks.hpp"
 
 #include <optional>
 #include <vector>
@@ -54,7 +57,8 @@ public:
     ModelInfo& info() { return info_; }
     const ModelInfo& info() const { return info_; }
     bool has_embedding_table() const { return embedding_.has_value(); }
-    const std::vector<GatConv>& layers() const { return layers_; }
+    std::size_t num_layers() const { return layers_.size(); }
+    const AttentionLayer& layer(std::size_t l) const { return *layers_.at(l); }
 
     // Kept for prediction (saved in the model file).
     Matrix node_vectors;                  // N×out_channels, eval-mode z of the trained model
@@ -64,8 +68,9 @@ private:
     ModelConfig config_;
     ModelInfo info_;
     std::optional<Parameter> embedding_;  // "embedding.weight" N×D
-    std::vector<GatConv> layers_;
-    std::vector<GatConvCache<float>> caches_;
+    std::vector<std::unique_ptr<AttentionLayer>> layers_;
+    std::shared_ptr<const void> mask_of_;  // the graph the cached mask was built for
+    AttentionMask mask_;
     std::vector<Matrix> pre_activation_;
     std::optional<PairDecoder> decoder_;
     PairDecoderCache<float> decoder_cache_;

@@ -23,6 +23,8 @@ struct NodeTrainOptions {
     int patience = 100;    // <= 0: no early stopping
     AdamOptions adam{.lr = 0.005, .weight_decay = 5e-4};
     std::uint64_t seed = 0;  // dropout stream
+    // Applied to a copy of the features each training epoch (e.g. Laplacian PE sign flips).
+    std::function<void(Matrix&, Rng&)> augment;
 };
 
 struct EpochStats {
