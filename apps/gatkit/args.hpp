@@ -6,6 +6,10 @@
 #include <string>
 #include <vector>
 
+namespace gatkit {
+class Model;
+}
+
 namespace gatkit::cli {
 
 struct TrainArgs {
@@ -32,7 +36,7 @@ struct PredictArgs {
     std::string model, data, out, smiles, smiles_column;
     int threads = 0;
     // Link and edge models.
-    std::string task, pairs, embeddings;
+    std::string task, pairs, embeddings, attention;
     std::vector<std::string> recommend;
     int top_k = 10;
     // Node models on an edge list: the same companion files as in training.
@@ -44,6 +48,10 @@ int run_graph_train(const TrainArgs& a);
 int run_link_train(const TrainArgs& a);  // --task link and --task edge
 int run_node_predict(const PredictArgs& a);
 int run_link_predict(const PredictArgs& a);  // link, edge and heuristic models
+// The attention coefficients of the model's last forward, one CSV row per layer, head and edge
+// of the graph attention ran on: <prefix columns>,layer,head,src,dst,self_loop,alpha. `names`
+// maps node rows to the ids written (user ids, or atom indices).
+std::string attention_rows(const Model& model, const std::vector<std::string>& names, const std::string& prefix);
 int run_graph_predict(const PredictArgs& a);
 
 }  // namespace gatkit::cli

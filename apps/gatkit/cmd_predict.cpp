@@ -36,9 +36,33 @@ int run_node_predict(const PredictArgs& a) {
         }
         out += '\n';
     }
+    if (!a.attention.empty()) {
+        write_file_atomically(a.attention, "layer,head,src,dst,self_loop,alpha\n" + attention_rows(model, data.node_ids, ""));
+        std::cerr << "attention coefficients written to " << a.attention << "\n";
+    }
     write_file_atomically(a.out, out);
     std::cerr << data.num_nodes() << " predictions written to " << a.out << "\n";
     return 0;
+}
+
+std::string attention_rows(const Model& model, const std::vector<std::string>& names, const std::string& prefix) {
+    std::string out;
+    char num[32];
+    for (std::size_t l = 0; l < model.num_layers(); ++l) {
+        const Graph& g = model.attention_graph(l);
+        const Matrix& alpha = model.attention(l);
+        const auto edges = g.edge_list();
+        for (Eigen::Index h = 0; h < alpha.cols(); ++h)
+            for (std::size_t e = 0; e < edges.size(); ++e) {
+                const auto [src, dst] = edges[e];
+                const auto r = std::to_chars(num, num + sizeof num, alpha(static_cast<Eigen::Index>(e), h));
+                out += prefix + std::to_string(l) + "," + std::to_string(h) + "," + csv_field(names[static_cast<std::size_t>(src)]) + "," +
+                       csv_field(names[static_cast<std::size_t>(dst)]) + "," + (src == dst ? "1" : "0") + ",";
+                out.append(num, r.ptr);
+                out += '\n';
+            }
+    }
+    return out;
 }
 
 namespace {
@@ -54,6 +78,8 @@ int run_predict(const PredictArgs& a) {
     }
     if ((!a.feature_file.empty() || !a.label_file.empty()) && kind != "node")
         throw UserError("--feature-file and --label-file go with node models on edge lists; " + a.model + " is a " + kind + " model");
+    if (!a.attention.empty()) check_output_path("--attention", a.attention);
+    if (!a.attention.empty() && kind == "fingerprint") throw UserError("--attention needs an attention model; " + a.model + " is a fingerprint model");
     if (!a.pairs.empty() || !a.recommend.empty() || !a.embeddings.empty())
         throw UserError("--pairs, --recommend and --embeddings need a link or edge model; " + a.model + " is a " + kind + " model");
     if (a.data.empty() == a.smiles.empty()) throw UserError("predict needs exactly one of --data and --smiles");
@@ -76,6 +102,8 @@ void add_predict_command(CLI::App& app, Action& action) {
     c->add_option("--feature-file", a->feature_file, "node model on an edge list: the node feature file it was trained with");
     c->add_option("--label-file", a->label_file, "node model on an edge list: adds the nodes it names (labels are not used)");
     c->add_option("--smiles", a->smiles, "One molecule; its prediction goes to stdout");
+    c->add_option("--attention", a->attention,
+                  "node and molecule models: write α per layer, head and edge (CSV; node ids, or the input row and atom indices)");
     c->add_option("--smiles-column", a->smiles_column, "CSV column with the SMILES (default: as in training)");
     c->add_option("--out", a->out, "Predictions CSV (node: node_id,predicted_class,p_<class>...; molecules: the input columns, "
                                    "one column per target, error)");

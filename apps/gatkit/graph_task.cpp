@@ -411,6 +411,21 @@ int run_graph_predict(const PredictArgs& a) {
         else
             pred = predict_graphs(*model, table.data, all);
     }
+    if (!a.attention.empty()) {
+        // One molecule at a time, so every row of α belongs to one molecule: input row, atom indices.
+        std::string att = "row,layer,head,src_atom,dst_atom,self_loop,alpha\n";
+        for (std::size_t r = 0; r < table.records.size(); ++r) {
+            const long g = table.graph_of_record[r];
+            if (g < 0) continue;
+            const GraphBatchData b = make_batch_data(table.data, {static_cast<std::size_t>(g)});
+            model->forward(b.batch, b.x, &b.edge_attr, /*training=*/false);
+            std::vector<std::string> atoms(static_cast<std::size_t>(b.x.rows()));
+            for (std::size_t i = 0; i < atoms.size(); ++i) atoms[i] = std::to_string(i);
+            att += attention_rows(*model, atoms, std::to_string(r + 1) + ",");
+        }
+        write_file_atomically(a.attention, att);
+        std::cerr << "attention coefficients written to " << a.attention << "\n";
+    }
     std::string out;
     for (std::size_t k = 0; k < table.header.size(); ++k) out += (k ? "," : "") + csv_field(table.header[k]);
     for (const auto& c : columns) out += "," + csv_field(c);

@@ -6,7 +6,11 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <cmath>
+#include <map>
+#include <sstream>
 #include <string>
+#include <vector>
 
 using gatkit::test::CliResult;
 using gatkit::test::lines_of;
@@ -78,5 +82,69 @@ TEST_CASE("bad --mask and --pe values are one-line errors", "[cli][attention]") 
         const CliResult r = run_gatkit("train --data " + data + " --out " + dir.file("m.gatkit") + kSmall + " " + bad);
         CHECK(r.exit_code == 1);
         CHECK(lines_of(r.err).size() <= 2);
+    }
+}
+
+namespace {
+
+// Sums of alpha per (leading key columns) group: every destination's weights must sum to 1.
+std::map<std::string, double> alpha_sums(const std::string& csv, std::size_t key_columns, std::size_t* self_loops) {
+    std::map<std::string, double> sums;
+    const auto rows = lines_of(csv);
+    for (std::size_t r = 1; r < rows.size(); ++r) {
+        std::vector<std::string> f;
+        std::stringstream in(rows[r]);
+        std::string field;
+        while (std::getline(in, field, ',')) f.push_back(field);
+        REQUIRE(f.size() == key_columns + 4);  // ..., src, dst, self_loop, alpha
+        std::string key;
+        for (std::size_t k = 0; k < key_columns; ++k) key += f[k] + "|";
+        key += f[key_columns + 1];  // dst
+        sums[key] += std::stod(f.back());
+        if (f[key_columns + 2] == "1") ++*self_loops;
+    }
+    return sums;
+}
+
+}  // namespace
+
+TEST_CASE("predict --attention writes alpha per layer, head and edge; each destination sums to 1", "[cli][attention]") {
+    TempDir dir;
+    SECTION("molecules: input row and atom indices; invalid rows have none") {
+        const std::string data = dir.write("mols.csv", molecules());
+        const std::string model = dir.file("m.gatkit");
+        REQUIRE(run_gatkit("train --data " + data + " --out " + model + kSmall + " --conv gatv2").exit_code == 0);
+        const std::string pred = dir.write("p.csv", "smiles\nCCO\nnot_a_smiles\nc1ccncc1\n");
+        const CliResult r = run_gatkit("predict --model " + model + " --data " + pred + " --out " + dir.file("o.csv") + " --attention " +
+                                       dir.file("a.csv"));
+        INFO(r.err);
+        REQUIRE(r.exit_code == 0);
+        const std::string csv = read_text(dir.file("a.csv"));
+        CHECK(lines_of(csv).front() == "row,layer,head,src_atom,dst_atom,self_loop,alpha");
+        std::size_t loops = 0;
+        const auto sums = alpha_sums(csv, 3, &loops);
+        CHECK(loops == (3 + 6) * 2 * 2);  // atoms × layers × heads (self-loops added)
+        for (const auto& [key, sum] : sums) {
+            INFO(key);
+            CHECK(std::abs(sum - 1.0) < 1e-5);
+            CHECK(key.rfind("2|", 0) != 0);  // the invalid row has no attention rows
+        }
+    }
+    SECTION("node models: the user's node ids") {
+        REQUIRE(run_gatkit("generate --out " + dir.file("g") + " --nodes 60 --classes 2 --features 10 --seed 1").exit_code == 0);
+        const std::string model = dir.file("n.gatkit");
+        REQUIRE(run_gatkit("train --task node --data " + dir.file("g") + " --split stratified --epochs 2 --threads 1 --quiet --out " + model)
+                    .exit_code == 0);
+        const CliResult r = run_gatkit("predict --model " + model + " --data " + dir.file("g") + " --out " + dir.file("o.csv") +
+                                       " --attention " + dir.file("a.csv"));
+        INFO(r.err);
+        REQUIRE(r.exit_code == 0);
+        const std::string csv = read_text(dir.file("a.csv"));
+        CHECK(lines_of(csv).front() == "layer,head,src,dst,self_loop,alpha");
+        CHECK(lines_of(csv)[1].find(",n") != std::string::npos);  // ids "n0", "n1", …
+        std::size_t loops = 0;
+        const auto sums = alpha_sums(csv, 2, &loops);
+        CHECK(loops == 60 * (8 + 1));  // layer 0: 8 heads, output layer: 1
+        for (const auto& [key, sum] : sums) CHECK(std::abs(sum - 1.0) < 1e-5);
     }
 }
