@@ -262,3 +262,22 @@ TEST_CASE("gatkit link/edge bad input: one line, file and line, exit 1", "[cli][
         CHECK(!std::ifstream(dir.file("s.csv")).good());  // nothing half-written
     }
 }
+
+TEST_CASE("gatkit link and edge tasks take the attention family (--conv, --mask, --block, --pe)", "[cli][link][attention]") {
+    TempDir dir;
+    const std::string data = dir.write("net.txt", cliques().snap);
+    for (const std::string extra : {" --conv gatv2", " --conv transformer --mask khop:2", " --conv gat --block transformer",
+                                    " --node-features degree --pe lap:3"}) {
+        CAPTURE(extra);
+        const CliResult r = run_gatkit("train --task link --data " + data + " --out " + dir.file("m.gatkit") + kSmall + extra);
+        INFO(r.err);
+        REQUIRE(r.exit_code == 0);
+        const CliResult p = run_gatkit("predict --model " + dir.file("m.gatkit") + " --pairs " + dir.write("p.txt", "u0_0 u0_1\n") +
+                                       " --out " + dir.file("s.csv"));
+        REQUIRE(p.exit_code == 0);
+        CHECK(lines_of(read_text(dir.file("s.csv"))).size() == 2);
+    }
+    const CliResult bad = run_gatkit("train --task link --data " + data + " --out " + dir.file("m.gatkit") + kSmall + " --pe lap:3");
+    CHECK(bad.exit_code == 1);  // the default embedding input takes no PE
+    CHECK(has(bad.err, "--pe lap:3"));
+}
