@@ -1,4 +1,5 @@
 #include "gatkit/nn/dot_attention.hpp"
+#include "gatkit/nn/self_loop_attr.hpp"
 
 #include "gatkit/core/error.hpp"
 #include "gatkit/core/parallel.hpp"
@@ -13,39 +14,6 @@ namespace gatkit {
 namespace {
 
 std::string shape_text(Eigen::Index rows, Eigen::Index cols) { return std::to_string(rows) + "x" + std::to_string(cols); }
-
-// Attributes of the edges of g (graph itself, or its self-looped version): edges keep their
-// original edge's row; the added loop of node i gets the mean over i's incoming non-loop edges
-// (PyG fill_value "mean"), zeros when it has none.
-template <class T>
-void attributes_of(const Graph& graph, const Graph& g, const MatrixT<T>& edge_attr, MatrixT<T>& out) {
-    if (&g == &graph) {
-        out = edge_attr;
-        return;
-    }
-    const auto& origin = graph.self_loop_origin();
-    const auto& offsets = g.in_offsets();
-    const auto& orig_offsets = graph.in_offsets();
-    const auto& orig_src = graph.in_src();
-    out.resize(g.num_edges(), edge_attr.cols());
-#pragma omp parallel for schedule(dynamic, 64)
-    for (Eigen::Index i = 0; i < g.num_nodes(); ++i)
-        for (EdgeId e = offsets[i]; e < offsets[i + 1]; ++e) {
-            auto row = out.row(e);
-            if (origin[e] >= 0) {
-                row = edge_attr.row(origin[e]);
-                continue;
-            }
-            row.setZero();
-            EdgeId count = 0;
-            for (EdgeId k = orig_offsets[i]; k < orig_offsets[i + 1]; ++k)
-                if (orig_src[k] != i) {
-                    row += edge_attr.row(k);
-                    ++count;
-                }
-            if (count > 0) row /= static_cast<T>(count);
-        }
-}
 
 }  // namespace
 
@@ -125,7 +93,7 @@ MatrixT<T> DotAttentionConvT<T>::forward(const Graph& graph, const MatrixT<T>& x
     const MatrixT<T>& k = cache.key;
     const MatrixT<T>& v = cache.value;
     if (has_edges)
-        attributes_of(graph, g, *edge_attr, cache.edge_attr);
+        self_looped_edge_attr(graph, g, *edge_attr, cache.edge_attr);
     else
         cache.edge_attr.resize(0, 0);
     const MatrixT<T>& ea = cache.edge_attr;

@@ -1,4 +1,5 @@
 #include "gatkit/nn/gat_conv.hpp"
+#include "gatkit/nn/self_loop_attr.hpp"
 
 #include "gatkit/core/error.hpp"
 #include "gatkit/core/parallel.hpp"
@@ -43,34 +44,7 @@ GatConvT<T>::GatConvT(const GatConvOptions& o, Rng& rng, const std::string& name
 template <class T>
 void GatConvT<T>::edge_scores(const Graph& graph, const Graph& g, const MatrixT<T>& edge_attr, GatConvCache<T>& cache) const {
     const Eigen::Index H = options_.heads, C = options_.out, D = options_.edge_dim;
-    if (&g == &graph) {
-        cache.edge_attr = edge_attr;
-    } else {
-        // Edges of the looped graph carry their original edge's attributes; the added loop of
-        // node i the mean over i's incoming edges that were not self-loops (PyG fill_value "mean").
-        const auto& origin = graph.self_loop_origin();
-        const auto& offsets = g.in_offsets();
-        const auto& orig_offsets = graph.in_offsets();
-        const auto& orig_src = graph.in_src();
-        cache.edge_attr.resize(g.num_edges(), D);
-#pragma omp parallel for schedule(dynamic, 64)
-        for (Eigen::Index i = 0; i < g.num_nodes(); ++i)
-            for (EdgeId e = offsets[i]; e < offsets[i + 1]; ++e) {
-                auto row = cache.edge_attr.row(e);
-                if (origin[e] >= 0) {
-                    row = edge_attr.row(origin[e]);
-                    continue;
-                }
-                row.setZero();
-                EdgeId count = 0;
-                for (EdgeId k = orig_offsets[i]; k < orig_offsets[i + 1]; ++k)
-                    if (orig_src[k] != i) {
-                        row += edge_attr.row(k);
-                        ++count;
-                    }
-                if (count > 0) row /= static_cast<T>(count);
-            }
-    }
+    self_looped_edge_attr(graph, g, edge_attr, cache.edge_attr);
     // a_edge[h]ᵀ (e · W_e)_h = e · v_h with v_h = W_e,h · a_edge[h]: D×H instead of an E×H×C product.
     MatrixT<T> v(D, H);
     for (Eigen::Index h = 0; h < H; ++h) v.col(h).noalias() = lin_edge_.value.middleCols(h * C, C) * att_edge_.value.row(h).transpose();

@@ -1,4 +1,5 @@
 #include "gatkit/nn/gatv2_conv.hpp"
+#include "gatkit/nn/self_loop_attr.hpp"
 
 #include "gatkit/core/error.hpp"
 #include "gatkit/core/parallel.hpp"
@@ -94,34 +95,7 @@ Gatv2ConvT<T>::Gatv2ConvT(const Gatv2ConvOptions& options, Rng& rng, const std::
 
 template <class T>
 void Gatv2ConvT<T>::loop_edge_attr(const Graph& graph, const Graph& g, const MatrixT<T>& edge_attr, Gatv2ConvCache<T>& cache) const {
-    if (&g == &graph) {
-        cache.edge_attr = edge_attr;
-        return;
-    }
-    // Edges of the looped graph carry their original edge's attributes; the added loop of node i
-    // the mean over i's incoming edges that were not self-loops (PyG fill_value "mean").
-    const auto& origin = graph.self_loop_origin();
-    const auto& offsets = g.in_offsets();
-    const auto& orig_offsets = graph.in_offsets();
-    const auto& orig_src = graph.in_src();
-    cache.edge_attr.resize(g.num_edges(), options_.edge_dim);
-#pragma omp parallel for schedule(dynamic, 64)
-    for (Eigen::Index i = 0; i < g.num_nodes(); ++i)
-        for (EdgeId e = offsets[i]; e < offsets[i + 1]; ++e) {
-            auto row = cache.edge_attr.row(e);
-            if (origin[e] >= 0) {
-                row = edge_attr.row(origin[e]);
-                continue;
-            }
-            row.setZero();
-            EdgeId count = 0;
-            for (EdgeId k = orig_offsets[i]; k < orig_offsets[i + 1]; ++k)
-                if (orig_src[k] != i) {
-                    row += edge_attr.row(k);
-                    ++count;
-                }
-            if (count > 0) row /= static_cast<T>(count);
-        }
+    self_looped_edge_attr(graph, g, edge_attr, cache.edge_attr);
 }
 
 template <class T>
