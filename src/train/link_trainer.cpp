@@ -49,6 +49,17 @@ void check_options(const LinkTrainOptions& o) {
     if (o.epochs < 1) throw ConfigError("epochs must be at least 1, got " + std::to_string(o.epochs));
 }
 
+// The training-mode encode of one epoch, on an augmented copy of x when the options ask for one.
+void encode_for_training(LinkModel& model, const Graph& graph, const Matrix& x, const LinkTrainOptions& options, Rng& rng) {
+    if (!options.augment) {
+        model.encode(graph, x, /*training=*/true, &rng);
+        return;
+    }
+    Matrix xa = x;
+    options.augment(xa, rng);
+    model.encode(graph, xa, /*training=*/true, &rng);
+}
+
 struct BestWeights {
     std::vector<Matrix> values;
     void keep(const ParameterList<float>& params) {
@@ -87,13 +98,7 @@ LinkTrainResult train_link_predictor(LinkModel& model, const Graph& graph, const
         const auto t0 = std::chrono::steady_clock::now();
         const std::vector<NodePair> neg = sampler.sample(split.train_pos.size(), rng);
         adam.zero_grad();
-        if (options.augment) {
-            Matrix xa = x;
-            options.augment(xa, rng);
-            model.encode(graph, xa, /*training=*/true, &rng);
-        } else {
-            model.encode(graph, x, /*training=*/true, &rng);
-        }
+        encode_for_training(model, graph, x, options, rng);
         const Matrix logits = model.decode(concat(split.train_pos, neg), /*training=*/true, &rng);
         const LossResult<float> loss = bce_with_logits(logits, targets);
         if (!std::isfinite(loss.loss))
@@ -161,13 +166,7 @@ LinkTrainResult train_edge_classifier(LinkModel& model, const Graph& graph, cons
     for (int epoch = 1; epoch <= options.epochs; ++epoch) {
         const auto t0 = std::chrono::steady_clock::now();
         adam.zero_grad();
-        if (options.augment) {
-            Matrix xa = x;
-            options.augment(xa, rng);
-            model.encode(graph, xa, /*training=*/true, &rng);
-        } else {
-            model.encode(graph, x, /*training=*/true, &rng);
-        }
+        encode_for_training(model, graph, x, options, rng);
         const Matrix logits = model.decode(split.train, /*training=*/true, &rng);
         const LossResult<float> loss = softmax_cross_entropy(logits, split.train_labels, rows);
         if (!std::isfinite(loss.loss))
