@@ -1,6 +1,7 @@
 // gatkit train / predict for whole-graph tasks: molecules (CSV, .smi, SDF) and TU graphs.
 #include "args.hpp"
 #include "common.hpp"
+#include "molecule_inputs.hpp"
 
 #include "gatkit/nn/masks.hpp"
 #include "gatkit/nn/positional.hpp"
@@ -15,6 +16,7 @@
 #include "gatkit/io/tu.hpp"
 #include "gatkit/model/fingerprint_model.hpp"
 #include "gatkit/model/model_file.hpp"
+#include "gatkit/train/fit.hpp"
 #include "gatkit/train/graph_trainer.hpp"
 
 #include <GraphMol/ROMol.h>
@@ -28,27 +30,6 @@
 namespace gatkit::cli {
 
 namespace {
-
-void add_positional_encodings(GraphDataset& data, const std::string& pe) {
-    for (GraphSample& s : data.graphs) {
-        const Matrix enc = positional_encoding(s.graph, pe);
-        Matrix x(s.x.rows(), s.x.cols() + enc.cols());
-        x << s.x, enc;
-        s.x = std::move(x);
-    }
-}
-
-void check_full_mask_sizes(const GraphDataset& data, int max_nodes) {
-    for (std::size_t g = 0; g < data.size(); ++g) {
-        const NodeId n = data.graphs[g].graph.num_nodes();
-        if (n <= max_nodes) continue;
-        const std::string what = g < data.smiles.size() && !data.smiles[g].empty() ? "'" + data.smiles[g] + "'" : "graph " + std::to_string(g + 1);
-        const std::string row = g < data.source_rows.size() ? " (row " + std::to_string(data.source_rows[g]) + ")" : "";
-        throw UserError("--mask full: " + what + row + " has " + std::to_string(n) + " nodes, more than --max-full-nodes " +
-                            std::to_string(max_nodes),
-                        "full attention costs n² scores per head; raise --max-full-nodes or use --mask khop:K");
-    }
-}
 
 bool is_tu(const std::string& path, const std::string& format) {
     if (format == "tu") return true;
@@ -72,35 +53,10 @@ std::vector<std::vector<std::uint32_t>> fingerprints(const std::vector<std::stri
     return bits;
 }
 
-std::vector<int> class_labels(const GraphDataset& data) {
-    std::vector<int> labels(data.size());
-    for (std::size_t i = 0; i < data.size(); ++i) {
-        const float v = data.targets(static_cast<Eigen::Index>(i), 0);
-        labels[i] = std::isnan(v) ? -1 : static_cast<int>(v);
-    }
-    return labels;
-}
-
-// K of "kfold:K" (the whole rest must be an integer; the range is checked by stratified_kfold).
-int kfold_count(const std::string& kind) {
-    const std::string digits = kind.substr(6);
-    int k = 0;
-    const auto r = std::from_chars(digits.data(), digits.data() + digits.size(), k);
-    if (digits.empty() || r.ec != std::errc() || r.ptr != digits.data() + digits.size())
-        throw UserError("--split " + kind + ": expected kfold:K with an integer K >= 3");
-    return k;
-}
-
 // The --split value, checked before the data are read so that a typo fails at once.
 void check_split_kind(const TrainArgs& a) {
     if (!a.split_column.empty() || a.split.empty()) return;
-    const std::string& kind = a.split;
-    if (kind == "random" || kind == "stratified" || kind == "scaffold") return;
-    if (kind.rfind("kfold:", 0) == 0) {
-        kfold_count(kind);
-        return;
-    }
-    throw UserError("--split " + kind + " is not available for --task graph (available: random, stratified, scaffold, kfold:K)");
+    gatkit::check_split_kind(a.split);
 }
 
 std::vector<IndexSplit> make_splits(const TrainArgs& a, const GraphDataset& data, const MoleculeTable* table, Rng& rng) {
@@ -117,24 +73,7 @@ std::vector<IndexSplit> make_splits(const TrainArgs& a, const GraphDataset& data
         return {split_from_column(values)};
     }
     const auto sizes = parse_split_sizes(a.split_sizes.empty() ? "0.8,0.1,0.1" : a.split_sizes);
-    if (kind == "random") return {random_split(data.size(), sizes, rng)};
-    if (kind == "stratified") {
-        if (data.targets.cols() != 1) throw UserError("--split stratified needs exactly one target column");
-        return {stratified_split(class_labels(data), sizes, rng)};
-    }
-    if (kind == "scaffold") {
-        if (data.smiles.empty()) throw UserError("--split scaffold needs molecules (SMILES), not " + data.name);
-        std::vector<std::string> scaffolds(data.size());
-#pragma omp parallel for schedule(dynamic, 64)
-        for (std::size_t i = 0; i < data.size(); ++i) scaffolds[i] = chem::murcko_scaffold(*chem::parse_smiles(data.smiles[i]));
-        return {scaffold_split(scaffolds, sizes, rng)};
-    }
-    if (kind.rfind("kfold:", 0) == 0) {
-        const int k = kfold_count(kind);
-        if (data.targets.cols() != 1) throw UserError("--split kfold:K needs exactly one target column");
-        return stratified_kfold(class_labels(data), k, rng);
-    }
-    throw UserError("--split " + kind + " is not available for --task graph (available: random, stratified, scaffold, kfold:K)");
+    return split_graphs(data, kind, sizes, rng);
 }
 
 void write_invalid_rows(const std::string& path, const LoadReport& report) {
@@ -192,39 +131,35 @@ int run_graph_train(const TrainArgs& a) {
     if (a.pe != "none") add_positional_encodings(data, a.pe);
     if (parse_mask(a.mask).kind == MaskKind::full) check_full_mask_sizes(data, a.max_full_nodes);
 
-    ModelConfig config;
-    config.task = "graph";
+    GraphFitOptions fit;
+    fit.target_type = target_type;
+    fit.edge_features = !a.no_edge_features;
+    ModelConfig& config = fit.model;
     config.conv = a.conv;
     config.mask = a.mask;
     config.block = a.block;
     config.max_full_nodes = a.max_full_nodes;
     config.pe = a.pe;
     config.pe_mode = a.pe_mode;
-    config.in_features = static_cast<int>(data.graphs.front().x.cols());
-    config.num_classes = outputs;
-    config.layers = a.layers.value_or(3);
-    config.heads = a.heads.value_or(4);
-    config.hidden = a.hidden.value_or(64);
-    config.dropout = a.dropout.value_or(0.0);
-    config.attn_dropout = a.attn_dropout.value_or(0.0);
+    config.layers = a.layers.value_or(config.layers);
+    config.heads = a.heads.value_or(config.heads);
+    config.hidden = a.hidden.value_or(config.hidden);
+    config.dropout = a.dropout.value_or(config.dropout);
+    config.attn_dropout = a.attn_dropout.value_or(config.attn_dropout);
     config.negative_slope = a.negative_slope;
     config.residual = a.residual;
     config.activation = parse_activation(a.activation);
-    config.edge_dim = a.no_edge_features ? 0 : static_cast<int>(data.graphs.front().edge_attr.cols());
     config.readout = a.readout;
     config.mlp_hidden = a.mlp_hidden;
-    config.target_type = target_type;
 
-    GraphTrainOptions options;
-    options.epochs = a.epochs.value_or(100);
-    options.patience = a.patience.value_or(20);
+    GraphTrainOptions& options = fit.train;
+    options.epochs = a.epochs.value_or(options.epochs);
+    options.patience = a.patience.value_or(options.patience);
     options.batch_size = a.batch_size;
-    options.adam = {.lr = a.lr.value_or(1e-3), .weight_decay = a.weight_decay.value_or(0.0), .decoupled = a.optimizer == "adamw"};
+    options.adam = {.lr = a.lr.value_or(options.adam.lr), .weight_decay = a.weight_decay.value_or(options.adam.weight_decay),
+                    .decoupled = a.optimizer == "adamw"};
     options.seed = train_seed;
-    if (a.pe.rfind("lap:", 0) == 0) {
-        const Eigen::Index k = config.pe_dim();
-        options.augment = [k](Matrix& x, Rng& rng) { random_sign_flip_last(x, k, rng); };
-    }
+    options.augment = pe_augmentation(config);
     const bool progress = !a.quiet && stderr_is_terminal();
 
     std::vector<Metrics> fold_val, fold_test;
@@ -236,12 +171,8 @@ int run_graph_train(const TrainArgs& a) {
         const IndexSplit& split = folds[f];
         GraphTrainResult r;
         if (a.model_type == "gat") {
-            Model model(config, init_seed);
-            model.info().target_names = data.target_names;
-            model.info().class_names = data.class_names;
-            model.info().featurizer = data.smiles.empty() ? "tu" : chem::featurizer_id();
+            Model model = make_graph_model(data, fit, init_seed);
             model.info().smiles_column = a.smiles_column;
-            model.info().data_name = data.name;
             const auto on_epoch = [&](const GraphEpochStats& s) {
                 if (!progress) return;
                 std::fprintf(stderr, "%sepoch %3d  loss %.4f  val %s %.4f  %.2f s%s\n",
@@ -367,41 +298,13 @@ int run_graph_predict(const PredictArgs& a) {
         info = loaded.info;
         target_type = loaded.target_type;
     } else {
-        model = std::make_unique<Model>(load_model(a.model));
+        model = std::make_unique<Model>(load_molecule_model(a.model, "predict"));
         info = model->info();
         target_type = model->config().target_type;
-        if (info.featurizer == "tu") throw UserError("predict for TU-format graph models is not available yet; train/evaluate report its metrics");
-        if (info.featurizer != chem::featurizer_id())
-            throw UserError(a.model + ": model uses featurizer '" + info.featurizer + "', this gatkit has '" + chem::featurizer_id() + "'");
     }
     // Output columns: one per target (probability or value), or one per class.
-    std::vector<std::string> columns;
-    if (target_type == "multiclass")
-        for (const auto& c : info.class_names) columns.push_back("p_" + c);
-    else
-        for (const auto& t : info.target_names) columns.push_back((target_type == "binary" ? "p_" : "pred_") + t);
-
-    MoleculeTable table;
-    if (!a.smiles.empty()) {
-        // One molecule from the command line: a one-row table.
-        table.header = {"smiles"};
-        table.records = {{a.smiles}};
-        try {
-            const auto mol = chem::parse_smiles(a.smiles);
-            GraphSample s = chem::featurize_molecule(*mol);
-            table.data.graphs.push_back(std::move(s));
-            table.data.smiles.push_back(a.smiles);
-            table.graph_of_record = {0};
-            table.error_of_record = {""};
-        } catch (const ParseError& e) {
-            table.graph_of_record = {-1};
-            table.error_of_record = {e.what()};
-        }
-    } else {
-        const std::string column = a.smiles_column.empty() ? info.smiles_column : a.smiles_column;
-        table = load_molecules(a.data, {.smiles_column = column});
-    }
-    if (model && model->config().pe != "none") add_positional_encodings(table.data, model->config().pe);
+    const std::vector<std::string> columns = prediction_columns(target_type, info);
+    const MoleculeTable table = read_molecule_inputs(a.smiles, a.data, a.smiles_column, info, model ? model->config().pe : "none");
     Matrix pred(0, static_cast<Eigen::Index>(columns.size()));
     std::vector<std::size_t> all(table.data.size());
     for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
@@ -417,8 +320,7 @@ int run_graph_predict(const PredictArgs& a) {
         for (std::size_t r = 0; r < table.records.size(); ++r) {
             const long g = table.graph_of_record[r];
             if (g < 0) continue;
-            const GraphBatchData b = make_batch_data(table.data, {static_cast<std::size_t>(g)});
-            model->forward(b.batch, b.x, &b.edge_attr, /*training=*/false);
+            const GraphBatchData b = forward_molecule(*model, table.data, static_cast<std::size_t>(g));
             std::vector<std::string> atoms(static_cast<std::size_t>(b.x.rows()));
             for (std::size_t i = 0; i < atoms.size(); ++i) atoms[i] = std::to_string(i);
             att += attention_rows(*model, atoms, std::to_string(r + 1) + ",");

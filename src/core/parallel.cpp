@@ -11,4 +11,15 @@ void set_thread_count(int n) {
     omp_set_num_threads(n);
 }
 
+ThreadScope::ThreadScope(int n) {
+    if (n < 0) throw ConfigError("threads must be 0 (all) or at least 1, got " + std::to_string(n));
+    if (n == 0) return;
+    previous_ = omp_get_max_threads();
+    omp_set_num_threads(n);
+}
+
+ThreadScope::~ThreadScope() {
+    if (previous_ > 0) omp_set_num_threads(previous_);
+}
+
 }  // namespace gatkit

@@ -132,7 +132,10 @@ Matrix Model::forward(const Graph& graph, const Matrix& x, bool training, Rng* r
     Matrix h = input(x);
     for (std::size_t l = 0; l < layers_.size(); ++l) {
         Matrix z = layers_[l]->forward(g, h, training, rng, nullptr);
-        if (l + 1 == layers_.size()) return z;
+        if (l + 1 == layers_.size()) {
+            node_vectors_ = std::move(h);
+            return z;
+        }
         h = activation_forward(config_.activation, z);
         pre_activation_[l] = std::move(z);
     }
@@ -156,6 +159,7 @@ Matrix Model::forward(const GraphBatch& batch, const Matrix& x, const Matrix* ed
         pre_activation_[l] = std::move(z);
     }
     pooled_ = pool_->forward(batch.graph_offsets, h, pool_cache_);
+    node_vectors_ = std::move(h);
     return head_->forward(pooled_, head_cache_, training, rng);
 }
 

@@ -66,6 +66,15 @@ GraphBatchData make_batch_data(const GraphDataset& data, const std::vector<std::
     return b;
 }
 
+Matrix output_values(const std::string& target_type, const ModelInfo& info, Matrix y) {
+    if (target_type == "binary") return (1.0f / (1.0f + (-y.array()).exp())).matrix();
+    if (target_type == "multiclass") return softmax_rows(y);
+    for (Eigen::Index t = 0; t < y.cols(); ++t)
+        y.col(t) = y.col(t).array() * static_cast<float>(info.target_std.at(static_cast<std::size_t>(t))) +
+                   static_cast<float>(info.target_mean.at(static_cast<std::size_t>(t)));
+    return y;
+}
+
 Matrix predict_graphs(Model& model, const GraphDataset& data, const std::vector<std::size_t>& graphs, int batch_size) {
     const ModelConfig& c = model.config();
     Matrix out(static_cast<Eigen::Index>(graphs.size()), c.num_classes);
@@ -73,16 +82,7 @@ Matrix predict_graphs(Model& model, const GraphDataset& data, const std::vector<
         const std::vector<std::size_t> chunk(graphs.begin() + static_cast<std::ptrdiff_t>(start),
                                              graphs.begin() + static_cast<std::ptrdiff_t>(std::min(graphs.size(), start + batch_size)));
         const GraphBatchData b = make_batch_data(data, chunk);
-        Matrix y = model.forward(b.batch, b.x, &b.edge_attr, /*training=*/false);
-        if (c.target_type == "binary") {
-            y = (1.0f / (1.0f + (-y.array()).exp())).matrix();
-        } else if (c.target_type == "multiclass") {
-            y = softmax_rows(y);
-        } else {
-            const auto& info = model.info();
-            for (Eigen::Index t = 0; t < y.cols(); ++t)
-                y.col(t) = y.col(t).array() * static_cast<float>(info.target_std.at(t)) + static_cast<float>(info.target_mean.at(t));
-        }
+        const Matrix y = output_values(c.target_type, model.info(), model.forward(b.batch, b.x, &b.edge_attr, /*training=*/false));
         out.middleRows(static_cast<Eigen::Index>(start), y.rows()) = y;
     }
     return out;

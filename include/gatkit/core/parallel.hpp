@@ -19,6 +19,20 @@ int thread_count();
 // Sets the number of threads (n >= 1) for the calling program.
 void set_thread_count(int n);
 
+// Bounds the threads of gatkit's kernels on the calling thread while it lives and restores the
+// previous count afterwards (n = 0: leaves the count as it is). Library entry points that take a
+// thread count use it, so a call never changes the rest of the program's threading.
+class ThreadScope {
+public:
+    explicit ThreadScope(int n);
+    ~ThreadScope();
+    ThreadScope(const ThreadScope&) = delete;
+    ThreadScope& operator=(const ThreadScope&) = delete;
+
+private:
+    int previous_ = 0;
+};
+
 inline constexpr Eigen::Index kRowChunk = 64;
 
 namespace detail {

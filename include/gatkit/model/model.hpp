@@ -47,6 +47,10 @@ public:
 
     // Graph task: the pooled graph vectors (B×C) of the last forward (embeddings).
     const Matrix& graph_embeddings() const { return pooled_; }
+    // The node vectors of the last forward (N×C, embeddings): graph task, the last attention
+    // layer's activated output (what the readout pools); node task, the input of the output
+    // layer (the last hidden layer's activated output; the features when there is one layer).
+    const Matrix& node_embeddings() const { return node_vectors_; }
 
     ParameterList<float> parameters();
     std::size_t parameter_count();
@@ -77,6 +81,7 @@ private:
     GraphPoolCache<float> pool_cache_;
     MlpCache<float> head_cache_;
     Matrix pooled_;
+    Matrix node_vectors_;
     bool last_was_graph_ = false;
 };
 

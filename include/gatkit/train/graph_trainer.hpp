@@ -66,6 +66,10 @@ struct GraphBatchData {
 };
 GraphBatchData make_batch_data(const GraphDataset& data, const std::vector<std::size_t>& graphs);
 
+// Raw model outputs → predictions: sigmoid (binary), softmax rows (multiclass), or values in
+// the original units (regression: info's target_mean/target_std undo the standardisation).
+Matrix output_values(const std::string& target_type, const ModelInfo& info, Matrix raw);
+
 // Predictions for the given graphs (B×T): probabilities (binary), class probabilities
 // (multiclass, B×K) or values in the original units (regression).
 Matrix predict_graphs(Model& model, const GraphDataset& data, const std::vector<std::size_t>& graphs, int batch_size = 256);

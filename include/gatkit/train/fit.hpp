@@ -1,0 +1,87 @@
+// Training whole-graph models (molecules, TU graphs) from options structs: what `gatkit train
+// --task graph` does, as library calls that report progress through a callback and never print.
+//
+//   gatkit::MoleculeTrainOptions opt;
+//   opt.target_columns = {"p_np"};
+//   opt.split = "scaffold";
+//   gatkit::MoleculeTrainResult r = gatkit::train_molecules("BBBP.csv", opt,
+//       [](const gatkit::GraphEpochStats& s) { std::printf("%d %.3f\n", s.epoch, s.val_score); });
+//   gatkit::save_model("bbbp.model", r.model);
+//
+// The seed is used as the command line uses it (a split stream, then the initial weights, then
+// shuffling and dropout), so the same options give the same model as `gatkit train`.
+#pragma once
+
+#include "gatkit/io/dataset.hpp"
+#include "gatkit/model/model.hpp"
+#include "gatkit/train/graph_trainer.hpp"
+#include "gatkit/train/split.hpp"
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace gatkit {
+
+// gatkit's defaults for whole-graph models: 3 attention layers of 4 heads × 64 channels, bond
+// features in the scores, mean readout, an MLP head with 256 hidden units, no dropout.
+ModelConfig graph_model_defaults();
+
+struct GraphFitOptions {
+    ModelConfig model = graph_model_defaults();  // task, in_features, num_classes, edge_dim and target_type are set from the data
+    GraphTrainOptions train;                     // epochs 100, patience 20, batch 64, Adam lr 1e-3
+    std::string target_type;                     // binary | multiclass | regression; "" = infer_target_type
+    bool edge_features = true;                   // use the data's edge (bond) features in the scores
+};
+
+using GraphProgress = std::function<void(const GraphEpochStats&)>;
+
+// ---- the steps (the command line uses them too)
+
+// Appends the positional encoding `spec` (none | lap:K | rw:K; nn/positional.hpp) to every
+// graph's node features.
+void add_positional_encodings(GraphDataset& data, const std::string& spec);
+// With --mask full every graph must have at most max_nodes nodes: ConfigError naming the first
+// that does not (its SMILES or number, and its input row), before anything large is allocated.
+void check_full_mask_sizes(const GraphDataset& data, int max_nodes);
+// ConfigError unless kind is random, stratified, scaffold or kfold:K with an integer K (checked
+// before data are read, so a typo fails at once).
+void check_split_kind(const std::string& kind);
+// random | stratified | scaffold (needs data.smiles) | kfold:K (stratified, one target): one
+// IndexSplit, or K folds. ConfigError for an unknown kind or one the data cannot have.
+std::vector<IndexSplit> split_graphs(const GraphDataset& data, const std::string& kind, const std::array<double, 3>& sizes, Rng& rng);
+// The config of a model for `data` (the data-dependent fields filled in) and the model's info
+// (target and class names, featurizer, data name). data must already hold its PE columns.
+Model make_graph_model(const GraphDataset& data, const GraphFitOptions& options, std::uint64_t init_seed);
+// Random sign flips of the Laplacian PE columns while training (none for other encodings).
+std::function<void(Matrix&, Rng&)> pe_augmentation(const ModelConfig& config);
+
+// ---- everything at once
+
+struct MoleculeTrainOptions {
+    std::string format = "auto";             // auto | csv | smi | sdf (auto: from the extension, .gz allowed)
+    std::string smiles_column = "smiles";    // CSV
+    std::vector<std::string> target_columns; // CSV columns or SD properties (required)
+    bool fail_on_invalid = false;            // true: ParseError at the first invalid molecule; false: skip (see report)
+    std::string split = "random";            // random | stratified | scaffold
+    std::array<double, 3> split_sizes{0.8, 0.1, 0.1};
+    GraphFitOptions fit;
+    std::uint64_t seed = 0;
+    int threads = 0;                         // 0: as OpenMP offers; n: at most n during this call
+};
+
+struct MoleculeTrainResult {
+    Model model;                 // the best validation epoch's weights; info().metrics has test_<metric>
+    GraphTrainResult result;     // epochs, times, validation and test metrics
+    IndexSplit split;            // indices into the loaded graphs
+    LoadReport report;           // rows that did not become graphs, and why
+    std::string target_type;
+};
+
+// Loads `path` (io/molecules.hpp), splits, trains and evaluates. Throws IoError/ParseError for
+// unreadable data, ConfigError for impossible options.
+MoleculeTrainResult train_molecules(const std::string& path, const MoleculeTrainOptions& options, const GraphProgress& progress = {});
+
+}  // namespace gatkit

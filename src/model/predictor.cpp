@@ -1,0 +1,321 @@
+#include "gatkit/model/predictor.hpp"
+
+#include "gatkit/chem/featurize.hpp"
+#include "gatkit/chem/fingerprint.hpp"
+#include "gatkit/chem/smiles.hpp"
+#include "gatkit/core/parallel.hpp"
+#include "gatkit/graph/build.hpp"
+#include "gatkit/model/model_file.hpp"
+#include "gatkit/nn/positional.hpp"
+#include "gatkit/train/fit.hpp"
+#include "gatkit/train/graph_trainer.hpp"
+#include "gatkit/train/loss.hpp"
+
+#include <GraphMol/ROMol.h>
+
+#include <algorithm>
+#include <limits>
+#include <numeric>
+
+namespace gatkit {
+
+namespace detail {
+
+Graph graph_from_ordered_edges(NodeId num_nodes, const std::vector<std::pair<NodeId, NodeId>>& edges,
+                               std::vector<std::size_t>& order_of_edge_id) {
+    for (const auto& [u, v] : edges)
+        if (u < 0 || v < 0 || u >= num_nodes || v >= num_nodes)
+            throw GraphError("edge (" + std::to_string(u) + ", " + std::to_string(v) + ") names a node outside 0.." +
+                             std::to_string(num_nodes - 1));
+    // The kernel CSR keeps edges sorted by (dst, src); edge id k is position k of that order.
+    order_of_edge_id.resize(edges.size());
+    std::iota(order_of_edge_id.begin(), order_of_edge_id.end(), std::size_t{0});
+    std::stable_sort(order_of_edge_id.begin(), order_of_edge_id.end(), [&](std::size_t a, std::size_t b) {
+        return std::pair(edges[a].second, edges[a].first) < std::pair(edges[b].second, edges[b].first);
+    });
+    std::vector<std::pair<NodeId, NodeId>> sorted(edges.size());
+    for (std::size_t k = 0; k < edges.size(); ++k) sorted[k] = edges[order_of_edge_id[k]];
+    return build_from_sorted(num_nodes, std::move(sorted));
+}
+
+Matrix repeat_rows(const Matrix& m, const std::vector<std::size_t>& source_row, std::size_t expected_rows) {
+    if (static_cast<std::size_t>(m.rows()) != expected_rows)
+        throw ShapeError("edge_attr has " + std::to_string(m.rows()) + " rows, the graph has " + std::to_string(expected_rows) + " edges");
+    Matrix out(static_cast<Eigen::Index>(source_row.size()), m.cols());
+    for (std::size_t k = 0; k < source_row.size(); ++k) out.row(static_cast<Eigen::Index>(k)) = m.row(static_cast<Eigen::Index>(source_row[k]));
+    return out;
+}
+
+}  // namespace detail
+
+namespace {
+
+constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+
+// Scatters the rows predicted for the valid inputs back to one row per input.
+Predictions scatter(std::vector<std::string> columns, const Matrix& predicted, const std::vector<long>& row_of_input,
+                    std::vector<std::string> errors) {
+    Predictions p{std::move(columns), Matrix::Constant(static_cast<Eigen::Index>(row_of_input.size()), 0, kNaN), std::move(errors)};
+    p.values = Matrix::Constant(static_cast<Eigen::Index>(row_of_input.size()), static_cast<Eigen::Index>(p.columns.size()), kNaN);
+    for (std::size_t i = 0; i < row_of_input.size(); ++i)
+        if (row_of_input[i] >= 0) p.values.row(static_cast<Eigen::Index>(i)) = predicted.row(row_of_input[i]);
+    return p;
+}
+
+// Molecules as graphs (valid ones only) plus, per input, its graph's index or -1 and the reason.
+struct Featurized {
+    GraphDataset data;
+    std::vector<std::vector<std::uint32_t>> bits;  // fingerprint models
+    std::vector<long> graph_of_input;
+    std::vector<std::string> errors;
+};
+
+void append_attention(const Model& model, std::vector<AttentionWeight>& out) {
+    for (std::size_t l = 0; l < model.num_layers(); ++l) {
+        const auto edges = model.attention_graph(l).edge_list();
+        const Matrix& alpha = model.attention(l);
+        for (Eigen::Index h = 0; h < alpha.cols(); ++h)
+            for (std::size_t e = 0; e < edges.size(); ++e)
+                out.push_back({static_cast<int>(l), static_cast<int>(h), edges[e].first, edges[e].second, edges[e].first == edges[e].second,
+                               alpha(static_cast<Eigen::Index>(e), h)});
+    }
+}
+
+}  // namespace
+
+Predictor::Predictor(Predictor&&) noexcept = default;
+Predictor& Predictor::operator=(Predictor&&) noexcept = default;
+Predictor::~Predictor() = default;
+
+Predictor Predictor::load(const std::string& path, const PredictorOptions& options) {
+    if (options.threads < 0) throw ConfigError("PredictorOptions::threads must be 0 (all) or at least 1, got " + std::to_string(options.threads));
+    if (options.batch_size < 1) throw ConfigError("PredictorOptions::batch_size must be at least 1, got " + std::to_string(options.batch_size));
+    Predictor p;
+    p.options_ = options;
+    p.kind_ = model_kind(path);
+    if (p.kind_ == "fingerprint") {
+        LoadedFingerprintModel loaded = load_fingerprint_model(path);
+        p.fingerprint_ = std::make_unique<FingerprintModel>(std::move(loaded.model));
+        p.info_ = std::move(loaded.info);
+        p.target_type_ = loaded.target_type;
+    } else if (p.kind_ == "graph" || p.kind_ == "node") {
+        p.model_ = std::make_unique<Model>(load_model(path));
+        p.info_ = p.model_->info();
+        p.target_type_ = p.kind_ == "node" ? "multiclass" : p.model_->config().target_type;
+        if (p.kind_ == "graph" && p.info_.featurizer != "tu" && p.info_.featurizer != chem::featurizer_id())
+            throw ParseError("model file '" + path + "': made with featurizer '" + p.info_.featurizer + "', this gatkit has '" +
+                             chem::featurizer_id() + "'; train the model again with this version");
+    } else {
+        throw ParseError("model file '" + path + "' holds a " + p.kind_ + " model; read link and edge models with load_link_model");
+    }
+    if (p.target_type_ == "multiclass")
+        for (const auto& c : p.info_.class_names) p.columns_.push_back("p_" + c);
+    else
+        for (const auto& t : p.info_.target_names) p.columns_.push_back((p.target_type_ == "binary" ? "p_" : "pred_") + t);
+    return p;
+}
+
+const ModelConfig& Predictor::config() const {
+    static const ModelConfig fingerprint_config = graph_model_defaults();
+    return model_ ? model_->config() : fingerprint_config;
+}
+
+Model& Predictor::model() {
+    if (!model_) throw ConfigError("a fingerprint model has no attention model");
+    return *model_;
+}
+
+namespace {
+
+void require_molecule_model(const std::string& kind, const ModelInfo& info, const char* what) {
+    if (kind == "node") throw ConfigError(std::string(what) + " needs a molecule model; this is a node model (use predict_graph)");
+    if (info.featurizer == "tu") throw ConfigError(std::string(what) + " needs a model trained on molecules; this one was trained on TU graphs");
+}
+
+template <class GetMol>
+Featurized featurize_all(std::size_t n, bool fingerprints, const GetMol& get_mol) {
+    Featurized f;
+    std::vector<GraphSample> samples(n);
+    std::vector<std::vector<std::uint32_t>> bits(fingerprints ? n : 0);
+    f.errors.assign(n, "");
+#pragma omp parallel for schedule(dynamic, 16)
+    for (std::size_t i = 0; i < n; ++i) {
+        try {
+            const auto [owned, mol] = get_mol(i);
+            if (fingerprints)
+                bits[i] = chem::morgan_bits(*mol);
+            else
+                samples[i] = chem::featurize_molecule(*mol);
+        } catch (const Error& e) {
+            f.errors[i] = e.what();
+        }
+    }
+    f.graph_of_input.assign(n, -1);
+    for (std::size_t i = 0; i < n; ++i) {
+        if (!f.errors[i].empty()) continue;
+        f.graph_of_input[i] = static_cast<long>(fingerprints ? f.bits.size() : f.data.graphs.size());
+        if (fingerprints)
+            f.bits.push_back(std::move(bits[i]));
+        else
+            f.data.graphs.push_back(std::move(samples[i]));
+    }
+    return f;
+}
+
+}  // namespace
+
+Predictions Predictor::predict_smiles(const std::vector<std::string>& smiles) {
+    require_molecule_model(kind_, info_, "predict_smiles");
+    ThreadScope threads(options_.threads);
+    Featurized f = featurize_all(smiles.size(), fingerprint_ != nullptr, [&](std::size_t i) {
+        std::shared_ptr<const RDKit::ROMol> mol = chem::parse_smiles(smiles[i]);
+        return std::pair(mol, mol.get());
+    });
+    const Matrix predicted = fingerprint_ ? (f.bits.empty() ? Matrix() : fingerprint_->predict(f.bits)) : predict(f.data).values;
+    return scatter(columns_, predicted, f.graph_of_input, std::move(f.errors));
+}
+
+Predictions Predictor::predict_molecules(const std::vector<const RDKit::ROMol*>& molecules) {
+    require_molecule_model(kind_, info_, "predict_molecules");
+    ThreadScope threads(options_.threads);
+    Featurized f = featurize_all(molecules.size(), fingerprint_ != nullptr, [&](std::size_t i) {
+        if (!molecules[i]) throw ParseError("molecule " + std::to_string(i) + " is a null pointer");
+        if (molecules[i]->getNumAtoms() == 0) throw ParseError("molecule " + std::to_string(i) + " has no atoms");
+        return std::pair(std::shared_ptr<const RDKit::ROMol>(), molecules[i]);
+    });
+    const Matrix predicted = fingerprint_ ? (f.bits.empty() ? Matrix() : fingerprint_->predict(f.bits)) : predict(f.data).values;
+    return scatter(columns_, predicted, f.graph_of_input, std::move(f.errors));
+}
+
+Predictions Predictor::predict(const GraphDataset& data) {
+    if (kind_ == "node") throw ConfigError("predict(GraphDataset) needs a graph model; this is a node model (use predict_graph)");
+    ThreadScope threads(options_.threads);
+    Predictions p{columns_, Matrix(static_cast<Eigen::Index>(data.size()), static_cast<Eigen::Index>(columns_.size())),
+                  std::vector<std::string>(data.size())};
+    if (data.size() == 0) return p;
+    if (fingerprint_) {
+        if (data.smiles.size() != data.size()) throw ConfigError("a fingerprint model needs the SMILES of every graph (GraphDataset::smiles)");
+        std::vector<std::vector<std::uint32_t>> bits(data.size());
+        for (std::size_t i = 0; i < data.size(); ++i) bits[i] = chem::morgan_bits(*chem::parse_smiles(data.smiles[i]));
+        p.values = fingerprint_->predict(bits);
+        return p;
+    }
+    const Eigen::Index expected = model_->config().in_features - model_->config().pe_dim();
+    for (std::size_t i = 0; i < data.size(); ++i)
+        if (data.graphs[i].x.cols() != expected)
+            throw ShapeError("graph " + std::to_string(i) + " has " + std::to_string(data.graphs[i].x.cols()) +
+                             " feature columns, the model expects " + std::to_string(expected));
+    std::vector<std::size_t> all(data.size());
+    std::iota(all.begin(), all.end(), std::size_t{0});
+    if (model_->config().pe == "none") {
+        p.values = predict_graphs(*model_, data, all, options_.batch_size);
+    } else {
+        GraphDataset with_pe = data;
+        add_positional_encodings(with_pe, model_->config().pe);
+        p.values = predict_graphs(*model_, with_pe, all, options_.batch_size);
+    }
+    return p;
+}
+
+Matrix Predictor::graph_embeddings(const std::vector<std::string>& smiles, std::vector<std::string>* errors) {
+    require_molecule_model(kind_, info_, "graph_embeddings");
+    if (!model_) throw ConfigError("graph_embeddings needs an attention model; this is a fingerprint model");
+    ThreadScope threads(options_.threads);
+    Featurized f = featurize_all(smiles.size(), false, [&](std::size_t i) {
+        std::shared_ptr<const RDKit::ROMol> mol = chem::parse_smiles(smiles[i]);
+        return std::pair(mol, mol.get());
+    });
+    add_positional_encodings(f.data, model_->config().pe);
+    const Eigen::Index width = model_->config().heads * model_->config().hidden;
+    Matrix pooled(static_cast<Eigen::Index>(f.data.size()), width);
+    for (std::size_t start = 0; start < f.data.size(); start += static_cast<std::size_t>(options_.batch_size)) {
+        std::vector<std::size_t> idx;
+        for (std::size_t i = start; i < std::min(f.data.size(), start + static_cast<std::size_t>(options_.batch_size)); ++i) idx.push_back(i);
+        const GraphBatchData b = make_batch_data(f.data, idx);
+        model_->forward(b.batch, b.x, &b.edge_attr, /*training=*/false);
+        const Matrix& g = model_->graph_embeddings();
+        if (g.cols() != pooled.cols()) pooled.conservativeResize(Eigen::NoChange, g.cols());
+        pooled.middleRows(static_cast<Eigen::Index>(start), g.rows()) = g;
+    }
+    Matrix out = Matrix::Constant(static_cast<Eigen::Index>(smiles.size()), pooled.cols(), kNaN);
+    for (std::size_t i = 0; i < smiles.size(); ++i)
+        if (f.graph_of_input[i] >= 0) out.row(static_cast<Eigen::Index>(i)) = pooled.row(f.graph_of_input[i]);
+    if (errors) *errors = std::move(f.errors);
+    return out;
+}
+
+std::vector<AttentionWeight> Predictor::molecule_attention(const std::string& smiles) {
+    require_molecule_model(kind_, info_, "molecule_attention");
+    if (!model_) throw ConfigError("molecule_attention needs an attention model; this is a fingerprint model");
+    ThreadScope threads(options_.threads);
+    const auto mol = chem::parse_smiles(smiles);
+    GraphSample s = chem::featurize_molecule(*mol);
+    run_graph(s.graph, s.x, &s.edge_attr);
+    std::vector<AttentionWeight> out;
+    append_attention(*model_, out);
+    return out;
+}
+
+// One forward of a user's graph (x without PE columns); node models: the node forward (N×K
+// logits), graph models: a batch of one graph (1×T raw outputs).
+Matrix Predictor::run_graph(const Graph& graph, const Matrix& x, const Matrix* edge_attr) {
+    if (!model_) throw ConfigError("a fingerprint model predicts from SMILES only");
+    const ModelConfig& c = model_->config();
+    if (x.rows() != graph.num_nodes())
+        throw ShapeError("x has " + std::to_string(x.rows()) + " rows, the graph has " + std::to_string(graph.num_nodes()) + " nodes");
+    Matrix in;
+    if (kind_ == "node" && c.node_input != "features") {
+        if (c.node_input.rfind("embedding", 0) == 0)
+            throw ConfigError("this node model learned one vector per node of its training graph (node_input " + c.node_input +
+                              "); it cannot predict other graphs");
+        in = c.node_input == "degree" ? degree_features(graph) : positional_encoding(graph, c.node_input);
+    } else {
+        in = x;
+        if (kind_ == "node" && info_.feature_normalization == "row") row_normalize(in);
+    }
+    if (c.pe != "none") {
+        const Matrix enc = positional_encoding(graph, c.pe);
+        Matrix with(in.rows(), in.cols() + enc.cols());
+        with << in, enc;
+        in = std::move(with);
+    }
+    if (in.cols() != c.in_features)
+        throw ShapeError("the model expects " + std::to_string(c.in_features - c.pe_dim()) + " feature columns per node, x has " +
+                         std::to_string(x.cols()));
+    if (kind_ == "node") return model_->forward(graph, in, /*training=*/false);
+    Matrix attr;
+    if (c.edge_dim > 0) {
+        if (!edge_attr) throw ShapeError("the model scores edges with " + std::to_string(c.edge_dim) + " edge features; edge_attr is missing");
+        if (edge_attr->rows() != graph.num_edges() || edge_attr->cols() != c.edge_dim)
+            throw ShapeError("edge_attr is " + std::to_string(edge_attr->rows()) + "×" + std::to_string(edge_attr->cols()) + ", expected " +
+                             std::to_string(graph.num_edges()) + "×" + std::to_string(c.edge_dim));
+        attr = *edge_attr;
+    }
+    GraphDataset one;
+    one.graphs.push_back({graph, std::move(in), std::move(attr)});
+    batch_ = std::make_unique<GraphBatchData>(make_batch_data(one, {0}));
+    return model_->forward(batch_->batch, batch_->x, c.edge_dim > 0 ? &batch_->edge_attr : nullptr, /*training=*/false);
+}
+
+Predictions Predictor::predict_graph(const Graph& graph, const Matrix& x, const Matrix* edge_attr) {
+    ThreadScope threads(options_.threads);
+    Matrix values = output_values(target_type_, info_, run_graph(graph, x, edge_attr));
+    std::vector<std::string> errors(static_cast<std::size_t>(values.rows()));
+    return {columns_, std::move(values), std::move(errors)};
+}
+
+Matrix Predictor::node_embeddings(const Graph& graph, const Matrix& x, const Matrix* edge_attr) {
+    ThreadScope threads(options_.threads);
+    run_graph(graph, x, edge_attr);
+    return model_->node_embeddings();
+}
+
+std::vector<AttentionWeight> Predictor::attention(const Graph& graph, const Matrix& x, const Matrix* edge_attr) {
+    ThreadScope threads(options_.threads);
+    run_graph(graph, x, edge_attr);
+    std::vector<AttentionWeight> out;
+    append_attention(*model_, out);
+    return out;
+}
+
+}  // namespace gatkit

@@ -1,0 +1,162 @@
+#include "gatkit/train/fit.hpp"
+
+#include "gatkit/chem/featurize.hpp"
+#include "gatkit/chem/scaffold.hpp"
+#include "gatkit/chem/smiles.hpp"
+#include "gatkit/core/parallel.hpp"
+#include "gatkit/io/molecules.hpp"
+#include "gatkit/nn/masks.hpp"
+#include "gatkit/nn/positional.hpp"
+
+#include <GraphMol/ROMol.h>
+
+#include <charconv>
+#include <cmath>
+
+namespace gatkit {
+
+ModelConfig graph_model_defaults() {
+    ModelConfig c;
+    c.task = "graph";
+    c.layers = 3;
+    c.heads = 4;
+    c.hidden = 64;
+    c.dropout = 0.0;
+    c.attn_dropout = 0.0;
+    return c;
+}
+
+void add_positional_encodings(GraphDataset& data, const std::string& spec) {
+    if (spec == "none") return;
+    for (GraphSample& s : data.graphs) {
+        const Matrix enc = positional_encoding(s.graph, spec);
+        Matrix x(s.x.rows(), s.x.cols() + enc.cols());
+        x << s.x, enc;
+        s.x = std::move(x);
+    }
+}
+
+void check_full_mask_sizes(const GraphDataset& data, int max_nodes) {
+    for (std::size_t g = 0; g < data.size(); ++g) {
+        const NodeId n = data.graphs[g].graph.num_nodes();
+        if (n <= max_nodes) continue;
+        const std::string what = g < data.smiles.size() && !data.smiles[g].empty() ? "'" + data.smiles[g] + "'" : "graph " + std::to_string(g + 1);
+        const std::string row = g < data.source_rows.size() ? " (row " + std::to_string(data.source_rows[g]) + ")" : "";
+        throw ConfigError("--mask full: " + what + row + " has " + std::to_string(n) + " nodes, more than --max-full-nodes " +
+                          std::to_string(max_nodes) + " (full attention costs n² scores per head; raise --max-full-nodes or use --mask khop:K)");
+    }
+}
+
+namespace {
+
+std::vector<int> class_labels(const GraphDataset& data) {
+    std::vector<int> labels(data.size());
+    for (std::size_t i = 0; i < data.size(); ++i) {
+        const float v = data.targets(static_cast<Eigen::Index>(i), 0);
+        labels[i] = std::isnan(v) ? -1 : static_cast<int>(v);
+    }
+    return labels;
+}
+
+// K of "kfold:K" (the whole rest must be an integer; the range is checked by stratified_kfold).
+int kfold_count(const std::string& kind) {
+    const std::string digits = kind.substr(6);
+    int k = 0;
+    const auto r = std::from_chars(digits.data(), digits.data() + digits.size(), k);
+    if (digits.empty() || r.ec != std::errc() || r.ptr != digits.data() + digits.size())
+        throw ConfigError("--split " + kind + ": expected kfold:K with an integer K >= 3");
+    return k;
+}
+
+}  // namespace
+
+void check_split_kind(const std::string& kind) {
+    if (kind == "random" || kind == "stratified" || kind == "scaffold") return;
+    if (kind.rfind("kfold:", 0) == 0) {
+        kfold_count(kind);
+        return;
+    }
+    throw ConfigError("--split " + kind + " is not available for whole-graph tasks (available: random, stratified, scaffold, kfold:K)");
+}
+
+std::vector<IndexSplit> split_graphs(const GraphDataset& data, const std::string& kind, const std::array<double, 3>& sizes, Rng& rng) {
+    if (kind == "random") return {random_split(data.size(), sizes, rng)};
+    if (kind == "stratified") {
+        if (data.targets.cols() != 1) throw ConfigError("--split stratified needs exactly one target column");
+        return {stratified_split(class_labels(data), sizes, rng)};
+    }
+    if (kind == "scaffold") {
+        if (data.smiles.empty()) throw ConfigError("--split scaffold needs molecules (SMILES), not " + data.name);
+        std::vector<std::string> scaffolds(data.size());
+#pragma omp parallel for schedule(dynamic, 64)
+        for (std::size_t i = 0; i < data.size(); ++i) scaffolds[i] = chem::murcko_scaffold(*chem::parse_smiles(data.smiles[i]));
+        return {scaffold_split(scaffolds, sizes, rng)};
+    }
+    if (kind.rfind("kfold:", 0) == 0) {
+        const int k = kfold_count(kind);
+        if (data.targets.cols() != 1) throw ConfigError("--split kfold:K needs exactly one target column");
+        return stratified_kfold(class_labels(data), k, rng);
+    }
+    check_split_kind(kind);
+    return {};
+}
+
+Model make_graph_model(const GraphDataset& data, const GraphFitOptions& options, std::uint64_t init_seed) {
+    if (data.size() == 0) throw ConfigError((data.name.empty() ? std::string("data") : data.name) + ": no graphs to train on");
+    const std::string target_type = options.target_type.empty() ? infer_target_type(data) : options.target_type;
+    if (target_type != "binary" && target_type != "multiclass" && target_type != "regression")
+        throw ConfigError("target type " + target_type + " (expected binary, multiclass or regression)");
+    const int outputs = target_type == "multiclass" ? static_cast<int>(data.class_names.size()) : static_cast<int>(data.targets.cols());
+    if (target_type == "multiclass" && outputs < 2) throw ConfigError("target type multiclass needs class names (TU data)");
+    ModelConfig config = options.model;
+    config.task = "graph";
+    config.in_features = static_cast<int>(data.graphs.front().x.cols());
+    config.num_classes = outputs;
+    config.edge_dim = options.edge_features ? static_cast<int>(data.graphs.front().edge_attr.cols()) : 0;
+    config.target_type = target_type;
+    Model model(config, init_seed);
+    model.info().target_names = data.target_names;
+    model.info().class_names = data.class_names;
+    model.info().featurizer = data.smiles.empty() ? "tu" : chem::featurizer_id();
+    model.info().data_name = data.name;
+    return model;
+}
+
+std::function<void(Matrix&, Rng&)> pe_augmentation(const ModelConfig& config) {
+    if (config.pe.rfind("lap:", 0) != 0) return {};
+    const Eigen::Index k = config.pe_dim();
+    return [k](Matrix& x, Rng& rng) { random_sign_flip_last(x, k, rng); };
+}
+
+MoleculeTrainResult train_molecules(const std::string& path, const MoleculeTrainOptions& options, const GraphProgress& progress) {
+    ThreadScope threads(options.threads);
+    if (options.target_columns.empty()) throw ConfigError("train_molecules: target_columns is empty (name the label columns of " + path + ")");
+    MoleculeTable table = load_molecules(path, {.format = options.format, .smiles_column = options.smiles_column,
+                                                .target_columns = options.target_columns});
+    GraphDataset data = std::move(table.data);
+    if (options.fail_on_invalid && data.report.n_skipped() > 0) {
+        const auto& s = data.report.skipped.front();
+        throw ParseError(s.file + ":" + std::to_string(s.line) + ": " + s.reason);
+    }
+    Rng root(options.seed);
+    Rng split_rng = root.split();
+    const std::uint64_t init_seed = root.next_u64();
+    const std::uint64_t train_seed = root.next_u64();
+    if (options.split.rfind("kfold:", 0) == 0) throw ConfigError("train_molecules trains one model; loop over split_graphs(..., \"kfold:K\", ...) for folds");
+    IndexSplit split = split_graphs(data, options.split, options.split_sizes, split_rng).front();
+
+    const ModelConfig& wanted = options.fit.model;
+    add_positional_encodings(data, wanted.pe);
+    if (parse_mask(wanted.mask).kind == MaskKind::full) check_full_mask_sizes(data, wanted.max_full_nodes);
+    Model model = make_graph_model(data, options.fit, init_seed);
+    model.info().smiles_column = options.smiles_column;
+    GraphTrainOptions train = options.fit.train;
+    train.seed = train_seed;
+    if (!train.augment) train.augment = pe_augmentation(model.config());
+    GraphTrainResult result = train_graph_model(model, data, split, train, progress);
+    for (const auto& [k, v] : result.test) model.info().metrics["test_" + k] = v;
+    const std::string target_type = model.config().target_type;
+    return MoleculeTrainResult{std::move(model), std::move(result), std::move(split), std::move(data.report), target_type};
+}
+
+}  // namespace gatkit

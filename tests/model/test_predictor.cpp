@@ -1,0 +1,252 @@
+// The public API: train_molecules (options + progress callback), Predictor on SMILES, RDKit
+// molecules, data sets, a user's own graph (gatkit's and Boost.Graph's), embeddings and
+// attention, thread scoping and the errors it promises.
+#include "support/cli.hpp"
+#include "support/fixtures.hpp"
+
+#include "gatkit/gatkit.hpp"
+
+#include "gatkit/chem/featurize.hpp"
+#include "gatkit/chem/smiles.hpp"
+#include "gatkit/graph/generators.hpp"
+#include "gatkit/train/loss.hpp"
+
+#include <GraphMol/ROMol.h>
+#include <boost/graph/adjacency_list.hpp>
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <map>
+#include <string>
+#include <vector>
+
+using namespace gatkit;
+using gatkit::test::read_text;
+using gatkit::test::run_gatkit;
+using gatkit::test::TempDir;
+
+namespace {
+
+// 24 molecules; the label says whether the molecule has a nitrogen.
+const std::vector<std::string> kSmiles = {"CCO",  "CCN",  "c1ccccc1", "c1ccncc1", "CC(=O)O",     "CC(=O)N",     "CCCC",   "CCCN",
+                                          "OCCO", "NCCN", "c1ccc(O)cc1", "c1ccc(N)cc1", "CC(C)C", "CC(C)N", "C1CCCCC1", "C1CCNCC1",
+                                          "CCOC", "CCNC", "O=CC=O",   "N#CC#N",   "CCCCO",       "CCCCN",       "COC",    "CNC"};
+
+std::string molecule_csv() {
+    std::string csv = "smiles,has_n\n";
+    for (const auto& s : kSmiles) csv += s + "," + (s.find_first_of("Nn") != std::string::npos ? "1" : "0") + "\n";
+    return csv;
+}
+
+MoleculeTrainOptions small_options() {
+    MoleculeTrainOptions o;
+    o.target_columns = {"has_n"};
+    o.threads = 1;
+    o.fit.model.layers = 2;
+    o.fit.model.heads = 2;
+    o.fit.model.hidden = 8;
+    o.fit.model.mlp_hidden = 8;
+    o.fit.train.epochs = 3;
+    return o;
+}
+
+// A small trained molecule model in `dir` (training takes a fraction of a second).
+std::string trained_model(TempDir& dir) {
+    const std::string path = dir.file("m.gatkit");
+    MoleculeTrainResult r = train_molecules(dir.write("mols.csv", molecule_csv()), small_options());
+    save_model(path, r.model);
+    return path;
+}
+
+}  // namespace
+
+TEST_CASE("train_molecules matches gatkit train with the same options and seed, and reports each epoch", "[api]") {
+    TempDir dir;
+    const std::string data = dir.write("mols.csv", molecule_csv());
+    std::vector<int> epochs;
+    MoleculeTrainResult r = train_molecules(data, small_options(), [&](const GraphEpochStats& s) { epochs.push_back(s.epoch); });
+    CHECK(epochs == std::vector<int>{1, 2, 3});
+    CHECK(r.result.epochs_run == 3);
+    CHECK(r.target_type == "binary");
+    CHECK(r.report.n_skipped() == 0);
+    CHECK(r.split.train.size() + r.split.val.size() + r.split.test.size() == kSmiles.size());
+    REQUIRE(r.result.test.count("roc_auc") == 1);
+
+    const auto cli = run_gatkit("train --task graph --data " + data + " --target-columns has_n --threads 1 --quiet --epochs 3 --layers 2 --heads 2 " +
+                                "--hidden 8 --mlp-hidden 8 --out " + dir.file("cli.gatkit") + " --metrics-json " + dir.file("m.json"));
+    REQUIRE(cli.exit_code == 0);
+    const auto m = nlohmann::json::parse(read_text(dir.file("m.json")));
+    CHECK(m["test_roc_auc"].get<double>() == Approx(r.result.test.at("roc_auc")).margin(1e-12));
+    CHECK(m["val_accuracy"].get<double>() == Approx(r.result.val.at("accuracy")).margin(1e-12));
+    // Same weights: the saved files predict the same numbers.
+    Predictor a = Predictor::load(dir.file("cli.gatkit"));
+    save_model(dir.file("lib.gatkit"), r.model);
+    Predictor b = Predictor::load(dir.file("lib.gatkit"));
+    const Matrix pa = a.predict_smiles(kSmiles).values, pb = b.predict_smiles(kSmiles).values;
+    CHECK(pa == pb);
+}
+
+TEST_CASE("train_molecules refuses impossible options with gatkit errors", "[api]") {
+    TempDir dir;
+    const std::string data = dir.write("mols.csv", molecule_csv());
+    MoleculeTrainOptions o = small_options();
+    o.split = "sideways";
+    CHECK_THROWS_AS(train_molecules(data, o), ConfigError);
+    o = small_options();
+    o.target_columns = {"no_such_column"};
+    CHECK_THROWS_AS(train_molecules(data, o), Error);
+    o = small_options();
+    o.target_columns.clear();
+    CHECK_THROWS_AS(train_molecules(data, o), ConfigError);
+    CHECK_THROWS_AS(train_molecules(dir.file("missing.csv"), small_options()), IoError);
+    o = small_options();
+    o.fail_on_invalid = true;
+    const std::string bad = dir.write("bad.csv", molecule_csv() + "C1CC,1\n");
+    CHECK_THROWS_WITH(train_molecules(bad, o), Catch::Contains("bad.csv:26"));
+}
+
+TEST_CASE("Predictor predicts SMILES with one row per input and the reason for invalid ones", "[api]") {
+    TempDir dir;
+    Predictor p = Predictor::load(trained_model(dir), {.threads = 1});
+    CHECK(p.kind() == "graph");
+    CHECK(p.columns() == std::vector<std::string>{"p_has_n"});
+    const Predictions r = p.predict_smiles({"CCN", "C1CC", "", "c1ccccc1O"});
+    REQUIRE(r.values.rows() == 4);
+    REQUIRE(r.values.cols() == 1);
+    CHECK(r.ok(0));
+    CHECK_FALSE(r.ok(1));
+    CHECK_FALSE(r.errors[1].empty());
+    CHECK(std::isnan(r.values(1, 0)));
+    CHECK_FALSE(r.ok(2));
+    CHECK(r.ok(3));
+    CHECK(r.values(0, 0) > 0.0f);
+    CHECK(r.values(0, 0) < 1.0f);
+
+    // The same molecules as RDKit objects, and as a featurised data set: the same numbers.
+    const auto m0 = chem::parse_smiles("CCN"), m3 = chem::parse_smiles("c1ccccc1O");
+    const Predictions viamol = p.predict_molecules({m0.get(), nullptr, m3.get()});
+    CHECK(viamol.values(0, 0) == r.values(0, 0));
+    CHECK(viamol.values(2, 0) == r.values(3, 0));
+    CHECK_FALSE(viamol.ok(1));
+    GraphDataset data;
+    data.graphs = {chem::featurize_molecule(*m0), chem::featurize_molecule(*m3)};
+    const Predictions viadata = p.predict(data);
+    CHECK(viadata.values(0, 0) == r.values(0, 0));
+    CHECK(viadata.values(1, 0) == r.values(3, 0));
+
+    // A user's graph: the molecule's own graph and features, then as a Boost.Graph graph.
+    const GraphSample s = chem::featurize_molecule(*m3);
+    CHECK(p.predict_graph(s.graph, s.x, &s.edge_attr).values(0, 0) == Approx(r.values(3, 0)).epsilon(1e-5));
+    boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS> bgl(static_cast<std::size_t>(s.x.rows()));
+    std::vector<std::pair<NodeId, NodeId>> bonds;
+    for (const auto& [u, v] : s.graph.edge_list())
+        if (u < v) bonds.emplace_back(u, v);
+    Matrix bond_attr(static_cast<Eigen::Index>(bonds.size()), s.edge_attr.cols());
+    const auto edges = s.graph.edge_list();
+    for (std::size_t k = 0; k < bonds.size(); ++k) {
+        boost::add_edge(static_cast<std::size_t>(bonds[k].first), static_cast<std::size_t>(bonds[k].second), bgl);
+        for (std::size_t e = 0; e < edges.size(); ++e)
+            if (edges[e] == bonds[k]) bond_attr.row(static_cast<Eigen::Index>(k)) = s.edge_attr.row(static_cast<Eigen::Index>(e));
+    }
+    CHECK(p.predict_graph_bgl(bgl, s.x, &bond_attr).values(0, 0) == Approx(r.values(3, 0)).epsilon(1e-5));
+    // Shapes that do not fit are ShapeErrors, not crashes.
+    CHECK_THROWS_AS(p.predict_graph(s.graph, s.x, nullptr), ShapeError);
+    CHECK_THROWS_AS(p.predict_graph(s.graph, s.x.leftCols(3), &s.edge_attr), ShapeError);
+    CHECK_THROWS_AS(p.predict_graph_bgl(bgl, s.x, &s.edge_attr), ShapeError);
+}
+
+TEST_CASE("Predictor gives graph embeddings, node embeddings and attention that sums to one", "[api]") {
+    TempDir dir;
+    Predictor p = Predictor::load(trained_model(dir), {.threads = 1, .batch_size = 5});
+    std::vector<std::string> errors;
+    const Matrix emb = p.graph_embeddings({"CCO", "not smiles", "c1ccncc1"}, &errors);
+    REQUIRE(emb.rows() == 3);
+    CHECK(emb.cols() == 16);  // 2 heads × 8 channels, mean readout
+    CHECK(errors[0].empty());
+    CHECK_FALSE(errors[1].empty());
+    CHECK(std::isnan(emb(1, 0)));
+    CHECK(std::isfinite(emb(2, 5)));
+    // The pooled vector of a molecule does not depend on what else is in the batch.
+    const Matrix alone = p.graph_embeddings({"c1ccncc1"});
+    CHECK(alone.row(0).isApprox(emb.row(2), 1e-6f));
+
+    const auto mol = chem::parse_smiles("c1ccncc1");
+    const GraphSample s = chem::featurize_molecule(*mol);
+    const Matrix nodes = p.node_embeddings(s.graph, s.x, &s.edge_attr);
+    CHECK(nodes.rows() == 6);
+    CHECK(nodes.cols() == 16);
+    // Mean readout: the graph vector is the mean of the node vectors.
+    CHECK(nodes.colwise().mean().isApprox(alone.row(0), 1e-5f));
+
+    const std::vector<AttentionWeight> att = p.molecule_attention("c1ccncc1");
+    std::map<std::tuple<int, int, NodeId>, double> sums;
+    int self_loops = 0;
+    for (const auto& w : att) {
+        sums[{w.layer, w.head, w.dst}] += w.alpha;
+        self_loops += w.self_loop;
+        CHECK(w.src >= 0);
+        CHECK(w.src < 6);
+    }
+    CHECK(sums.size() == 2 * 2 * 6);  // layers × heads × atoms
+    for (const auto& [key, sum] : sums) CHECK(sum == Approx(1.0).margin(1e-5));
+    CHECK(self_loops == 2 * 2 * 6);
+    CHECK_THROWS_AS(p.molecule_attention("C1CC"), ParseError);
+}
+
+TEST_CASE("Predictor bounds threads only while it runs", "[api]") {
+    TempDir dir;
+    const std::string model = trained_model(dir);
+    set_thread_count(2);
+    Predictor p = Predictor::load(model, {.threads = 1});
+    int inside = 0;
+    {
+        ThreadScope scope(1);
+        inside = thread_count();
+    }
+    CHECK(inside == 1);
+    p.predict_smiles({"CCO"});
+    CHECK(thread_count() == 2);
+    CHECK_THROWS_AS(Predictor::load(model, {.threads = -1}), ConfigError);
+    CHECK_THROWS_AS(ThreadScope(-2), ConfigError);
+}
+
+TEST_CASE("Predictor on a node model predicts a user's graph and refuses molecule calls", "[api]") {
+    Rng rng(3);
+    const Graph g = make_undirected(test::random_graph(40, 0.1, rng));
+    Matrix x = test::random_matrix<float>(40, 5, rng).cwiseAbs();
+    ModelConfig c;
+    c.task = "node";
+    c.in_features = 5;
+    c.num_classes = 3;
+    c.heads = 2;
+    c.hidden = 4;
+    Model model(c, 7);
+    model.info().class_names = {"a", "b", "c"};
+    TempDir dir;
+    save_model(dir.file("node.gatkit"), model);
+    Predictor p = Predictor::load(dir.file("node.gatkit"));
+    CHECK(p.kind() == "node");
+    CHECK(p.columns() == std::vector<std::string>{"p_a", "p_b", "p_c"});
+    const Predictions r = p.predict_graph(g, x);
+    REQUIRE(r.values.rows() == 40);
+    Matrix normalized = x;
+    row_normalize(normalized);
+    const Matrix expected = softmax_rows(model.forward(g, normalized, false));
+    CHECK(r.values == expected);
+    CHECK(p.node_embeddings(g, x).rows() == 40);
+    CHECK(p.attention(g, x).size() > 0);
+    CHECK_THROWS_AS(p.predict_smiles({"CCO"}), ConfigError);
+    CHECK_THROWS_AS(p.predict_graph(g, x.topRows(10)), ShapeError);
+}
+
+TEST_CASE("Predictor::load names what is wrong with a file it cannot use", "[api]") {
+    TempDir dir;
+    CHECK_THROWS_AS(Predictor::load(dir.file("absent.gatkit")), IoError);
+    CHECK_THROWS_WITH(Predictor::load(dir.write("junk.gatkit", "not a model at all")), Catch::Contains("junk.gatkit"));
+    // A model made with another featurizer.
+    MoleculeTrainResult r = train_molecules(dir.write("mols.csv", molecule_csv()), small_options());
+    r.model.info().featurizer = "atoms-v0";
+    save_model(dir.file("old.gatkit"), r.model);
+    CHECK_THROWS_WITH(Predictor::load(dir.file("old.gatkit")), Catch::Contains("featurizer 'atoms-v0'"));
+}
