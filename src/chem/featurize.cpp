@@ -165,6 +165,21 @@ const std::string& featurizer_id() {
     return id;
 }
 
+const std::string& featurizer_spec() {
+    static const std::string spec = [] {
+        auto blocks = [](const std::vector<FeatureBlock>& layout) {
+            std::string out;
+            for (const FeatureBlock& b : layout) {
+                const char* kind = b.kind == FeatureKind::one_hot ? "one_hot" : b.kind == FeatureKind::flag ? "flag" : "scalar";
+                out += (out.empty() ? "" : ",") + b.name + "/" + kind + "/" + std::to_string(b.width);
+            }
+            return out;
+        };
+        return "atom:" + blocks(atom_feature_layout()) + ";bond:" + blocks(bond_feature_layout());
+    }();
+    return spec;
+}
+
 GraphSample featurize_molecule(const ROMol& mol) {
     const auto N = static_cast<NodeId>(mol.getNumAtoms());
     if (N == 0) throw GraphError("featurize_molecule: the molecule has no atoms");

@@ -1,5 +1,7 @@
 #include "gatkit/model/model_file.hpp"
 
+#include "gatkit/chem/featurize.hpp"
+
 #include "gatkit/core/error.hpp"
 #include "gatkit/io/atomic_file.hpp"
 
@@ -246,6 +248,7 @@ void save_model(const std::string& path, Model& model) {
     json meta = base_metadata("gat");
     meta["config"] = config_to_json(model.config()).dump();
     meta["info"] = info_to_json(model.info()).dump();
+    if (model.info().featurizer == chem::featurizer_id()) meta["featurizer_spec"] = chem::featurizer_spec();
     write_file_atomically(path, safetensors_bytes(float_tensors(tensors), meta));
 }
 
@@ -266,6 +269,10 @@ Model load_model(const std::string& path) {
     }
     if (config.task != "node" && config.task != "graph")
         throw file.bad("holds a " + config.task + " model; load it with load_link_model");
+    if (info.featurizer == chem::featurizer_id() && file.meta().contains("featurizer_spec") &&
+        file.meta()["featurizer_spec"] != chem::featurizer_spec())
+        throw file.bad("its atom/bond features (featurizer '" + info.featurizer + "', layout " + file.meta()["featurizer_spec"].dump() +
+                       ") differ from this gatkit's (" + chem::featurizer_spec() + "); train the model again");
     Model model(config, 0);
     model.info() = info;
     for (auto* p : model.parameters()) file.read(p->name, p->value);

@@ -1,4 +1,5 @@
 // Model files (safetensors layout): exact round trip, and damaged files give a gatkit::Error.
+#include "gatkit/chem/featurize.hpp"
 #include "gatkit/core/error.hpp"
 #include "gatkit/model/model_file.hpp"
 #include "support/fixtures.hpp"
@@ -227,4 +228,25 @@ TEST_CASE("load_model: metadata of the wrong JSON type is a ParseError, not a JS
     write_bytes(bad, edit_header(bytes, R"("config":")", R"("config":3,"x":")"));
     CHECK_THROWS_AS(load_model(bad), ParseError);
     CHECK_THROWS_WITH(load_model(bad), Catch::Contains("metadata is incomplete or malformed"));
+}
+
+TEST_CASE("load_model: a molecule model whose atom/bond feature layout differs from this gatkit's is refused", "[model][file]") {
+    TempDir dir;
+    ModelConfig c = small_config();
+    c.task = "graph";
+    c.target_type = "binary";
+    c.num_classes = 1;
+    Model m(c, 3);
+    m.info().featurizer = chem::featurizer_id();
+    m.info().target_names = {"active"};
+    const std::string good = dir.file("mol.gatkit");
+    save_model(good, m);
+    CHECK(load_model(good).info().featurizer == chem::featurizer_id());
+    const std::string bytes = read_bytes(good);
+    REQUIRE(split_file(bytes).header.find(chem::featurizer_spec()) != std::string::npos);
+    // The same id with another layout (as a changed table without a new id would write).
+    const std::string bad = dir.file("other-layout.gatkit");
+    write_bytes(bad, edit_header(bytes, "atomic_num/one_hot/", "atomic_num/one_hot/9", "featurizer_spec"));
+    CHECK_THROWS_AS(load_model(bad), ParseError);
+    CHECK_THROWS_WITH(load_model(bad), Catch::Contains("other-layout.gatkit") && Catch::Contains("differ from this gatkit's"));
 }

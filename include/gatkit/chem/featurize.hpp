@@ -47,6 +47,10 @@ int atom_feature_width();
 int bond_feature_width();
 // Names this layout, e.g. for model files: "gatkit-atom-bond-v1".
 const std::string& featurizer_id();
+// The layout itself as text, "atom:atomic_num/one_hot/120,...;bond:bond_type/one_hot/5,...":
+// model files keep it beside the id, and loading compares it, so a layout changed without a new
+// id is still caught.
+const std::string& featurizer_spec();
 
 // One molecule as a graph: x (N×atom_feature_width()), every bond as two directed edges
 // (u→v and v→u, sorted by (destination, source) so edge id = position), and edge_attr
