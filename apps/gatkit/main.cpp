@@ -3,18 +3,21 @@
 #include "common.hpp"
 
 #include "gatkit/core/error.hpp"
+#include "gatkit/version.hpp"
 
 #include <iostream>
 
 int main(int argc, char** argv) {
     CLI::App app{"gatkit: graph attention networks for molecules and networks"};
     app.require_subcommand(1);
-    app.set_version_flag("--version", std::string("gatkit 0.1.0"));
+    app.set_version_flag("--version", std::string("gatkit ") + gatkit::kVersion);
     gatkit::cli::Action action;
     gatkit::cli::add_train_command(app, action);
     gatkit::cli::add_predict_command(app, action);
     gatkit::cli::add_info_command(app, action);
     gatkit::cli::add_generate_command(app, action);
+    gatkit::cli::add_explain_command(app, action);
+    gatkit::cli::add_embed_command(app, action);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
