@@ -9,6 +9,8 @@
 //              steps: load_molecules / load_tu → split_graphs → make_graph_model →
 //              train_graph_model (train/fit.hpp, train/graph_trainer.hpp); node classification:
 //              train_node_classifier (train/trainer.hpp)
+//   Explain:   attention received per atom/bond, most-attended neighbours (model/explain.hpp);
+//              drawing them is chem/draw.hpp (RDKit, include it yourself)
 //   Save/load: save_model / load_model, model_kind, link models (model/model_file.hpp)
 //   Data:      load_molecules (io/molecules.hpp), load_tu (io/tu.hpp), load_linqs (io/linqs.hpp),
 //              load_network (io/edgelist.hpp); graphs (graph/graph.hpp, graph/build.hpp)
@@ -29,6 +31,7 @@
 #include "gatkit/io/molecules.hpp"
 #include "gatkit/io/tu.hpp"
 #include "gatkit/model/config.hpp"
+#include "gatkit/model/explain.hpp"
 #include "gatkit/model/model.hpp"
 #include "gatkit/model/model_file.hpp"
 #include "gatkit/model/predictor.hpp"
