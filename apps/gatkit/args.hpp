@@ -1,6 +1,8 @@
 // Options of `gatkit train` and `gatkit predict`, shared by the node and graph task code.
 #pragma once
 
+#include "gatkit/core/types.hpp"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -8,6 +10,8 @@
 
 namespace gatkit {
 class Model;
+class Graph;
+struct ModelConfig;
 }
 
 namespace gatkit::cli {
@@ -25,11 +29,16 @@ struct TrainArgs {
     double negative_slope = 0.2;
     std::uint64_t seed = 0;
     bool residual = false, quiet = false, no_edge_features = false;
+    std::string root_weight;  // --conv transformer: on | off ("" = the task's default)
+    bool beta = false;        // --conv transformer
     std::string out, metrics_json;
     // Link and edge tasks (networks).
     std::string node_features, feature_file, label_file, decoder = "dot";
     std::optional<int> out_channels;
     bool directed = false;
+    // Checkpoints (apps/gatkit/checkpointing.hpp): where (default OUT.ckpt), how often, resume from.
+    std::string checkpoint, resume;
+    int checkpoint_every = 0;
 };
 
 struct PredictArgs {
@@ -43,6 +52,10 @@ struct PredictArgs {
     std::string feature_file, label_file;
 };
 
+// The layer flags every task shares, over the task's defaults already in `c`: sizes and dropout
+// when given, conv, mask, block, PE, slope, residual, activation, root weight and beta.
+void apply_model_args(const TrainArgs& a, ModelConfig& c);
+
 int run_node_train(const TrainArgs& a);
 int run_graph_train(const TrainArgs& a);
 int run_link_train(const TrainArgs& a);  // --task link and --task edge
@@ -52,6 +65,9 @@ int run_link_predict(const PredictArgs& a);  // link, edge and heuristic models
 // of the graph attention ran on: <prefix columns>,layer,head,src,dst,self_loop,alpha. `names`
 // maps node rows to the ids written (user ids, or atom indices).
 std::string attention_rows(const Model& model, const std::vector<std::string>& names, const std::string& prefix);
+// The same for any list of layers: (attention graph, α E×H) per layer.
+std::string attention_rows(const std::vector<std::pair<const Graph*, const Matrix*>>& layers, const std::vector<std::string>& names,
+                           const std::string& prefix);
 int run_graph_predict(const PredictArgs& a);
 
 }  // namespace gatkit::cli

@@ -46,11 +46,18 @@ int run_node_predict(const PredictArgs& a) {
 }
 
 std::string attention_rows(const Model& model, const std::vector<std::string>& names, const std::string& prefix) {
+    std::vector<std::pair<const Graph*, const Matrix*>> layers;
+    for (std::size_t l = 0; l < model.num_layers(); ++l) layers.emplace_back(&model.attention_graph(l), &model.attention(l));
+    return attention_rows(layers, names, prefix);
+}
+
+std::string attention_rows(const std::vector<std::pair<const Graph*, const Matrix*>>& layers, const std::vector<std::string>& names,
+                           const std::string& prefix) {
     std::string out;
     char num[32];
-    for (std::size_t l = 0; l < model.num_layers(); ++l) {
-        const Graph& g = model.attention_graph(l);
-        const Matrix& alpha = model.attention(l);
+    for (std::size_t l = 0; l < layers.size(); ++l) {
+        const Graph& g = *layers[l].first;
+        const Matrix& alpha = *layers[l].second;
         const auto edges = g.edge_list();
         for (Eigen::Index h = 0; h < alpha.cols(); ++h)
             for (std::size_t e = 0; e < edges.size(); ++e) {
@@ -74,6 +81,10 @@ int run_predict(const PredictArgs& a) {
     if (!a.task.empty() && a.task != task) throw UserError("--task " + a.task + ": " + a.model + " is a " + task + " model");
     if (kind == "link" || kind == "edge" || kind == "heuristic") {
         if (!a.out.empty() && a.out != "-") check_output_path("--out", a.out);
+        if (!a.attention.empty()) {
+            if (kind == "heuristic") throw UserError("--attention needs an attention model; " + a.model + " is a link heuristic");
+            check_output_path("--attention", a.attention);
+        }
         return run_link_predict(a);
     }
     if ((!a.feature_file.empty() || !a.label_file.empty()) && kind != "node")
@@ -99,11 +110,12 @@ void add_predict_command(CLI::App& app, Action& action) {
     CLI::App* c = app.add_subcommand("predict", "Predict with a trained model");
     c->add_option("--model", a->model, "Model file from gatkit train")->required();
     c->add_option("--data", a->data, "Data in the format the model was trained on (node: a LINQS folder/prefix or an edge list)");
-    c->add_option("--feature-file", a->feature_file, "node model on an edge list: the node feature file it was trained with");
+    c->add_option("--feature-file", a->feature_file,
+                  "node model on an edge list, or --attention of a link/edge model on features: the node feature file it was trained with");
     c->add_option("--label-file", a->label_file, "node model on an edge list: adds the nodes it names (labels are not used)");
     c->add_option("--smiles", a->smiles, "One molecule; its prediction goes to stdout");
     c->add_option("--attention", a->attention,
-                  "node and molecule models: write α per layer, head and edge (CSV; node ids, or the input row and atom indices)");
+                  "write α per layer, head and edge (CSV; node ids, or the input row and atom indices); link/edge models: on their whole known network");
     c->add_option("--smiles-column", a->smiles_column, "CSV column with the SMILES (default: as in training)");
     c->add_option("--out", a->out, "Predictions CSV (node: node_id,predicted_class,p_<class>...; molecules: the input columns, "
                                    "one column per target, error)");

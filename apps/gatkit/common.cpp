@@ -1,11 +1,35 @@
 #include "common.hpp"
 
+#include "args.hpp"
+
 #include "gatkit/io/atomic_file.hpp"
+#include "gatkit/model/config.hpp"
+#include "gatkit/nn/activation.hpp"
 
 #include <filesystem>
 #include <unistd.h>
 
 namespace gatkit::cli {
+
+void apply_model_args(const TrainArgs& a, ModelConfig& c) {
+    c.layers = a.layers.value_or(c.layers);
+    c.heads = a.heads.value_or(c.heads);
+    c.hidden = a.hidden.value_or(c.hidden);
+    c.out_heads = a.out_heads;
+    c.dropout = a.dropout.value_or(c.dropout);
+    c.attn_dropout = a.attn_dropout.value_or(c.attn_dropout);
+    c.negative_slope = a.negative_slope;
+    c.residual = a.residual;
+    c.activation = parse_activation(a.activation);
+    c.conv = a.conv;
+    c.mask = a.mask;
+    c.block = a.block;
+    c.max_full_nodes = a.max_full_nodes;
+    c.pe = a.pe;
+    c.pe_mode = a.pe_mode;
+    if (!a.root_weight.empty()) c.root_weight = a.root_weight == "on";
+    c.beta = a.beta;
+}
 
 std::string csv_field(const std::string& s) {
     if (s.find_first_of(",\"\n\r") == std::string::npos) return s;

@@ -1,5 +1,6 @@
 // gatkit train / predict for whole-graph tasks: molecules (CSV, .smi, SDF) and TU graphs.
 #include "args.hpp"
+#include "checkpointing.hpp"
 #include "common.hpp"
 #include "molecule_inputs.hpp"
 
@@ -25,7 +26,9 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <iostream>
+#include <memory>
 
 namespace gatkit::cli {
 
@@ -88,6 +91,7 @@ int run_graph_train(const TrainArgs& a) {
     if (a.model_type != "gat" && a.model_type != "fingerprint")
         throw UserError("--model-type " + a.model_type + " (expected gat or fingerprint)");
     check_split_kind(a);
+    RunCheckpoints checkpoints(a);  // reads --resume before the data, so a bad checkpoint fails at once
     // ---- data
     std::unique_ptr<MoleculeTable> table;
     GraphDataset data;
@@ -117,8 +121,12 @@ int run_graph_train(const TrainArgs& a) {
         throw UserError("--target-type " + target_type + " (expected binary, multiclass or regression)");
     const int outputs = target_type == "multiclass" ? static_cast<int>(data.class_names.size()) : static_cast<int>(data.targets.cols());
     if (target_type == "multiclass" && outputs < 2) throw UserError("--target-type multiclass needs class names (TU data)");
-    if (!a.quiet)
+    if (!a.quiet) {
         std::cerr << data.name << ": " << data.size() << " graphs, " << data.targets.cols() << " target(s), " << target_type << "\n";
+        // TU notes (self-loops dropped, repeated edges kept); molecule notes repeat the line above
+        if (!table)
+            for (const auto& note : data.report.notes) std::cerr << data.name << ": " << note << "\n";
+    }
 
     Rng root(a.seed);
     Rng split_rng = root.split();
@@ -135,20 +143,7 @@ int run_graph_train(const TrainArgs& a) {
     fit.target_type = target_type;
     fit.edge_features = !a.no_edge_features;
     ModelConfig& config = fit.model;
-    config.conv = a.conv;
-    config.mask = a.mask;
-    config.block = a.block;
-    config.max_full_nodes = a.max_full_nodes;
-    config.pe = a.pe;
-    config.pe_mode = a.pe_mode;
-    config.layers = a.layers.value_or(config.layers);
-    config.heads = a.heads.value_or(config.heads);
-    config.hidden = a.hidden.value_or(config.hidden);
-    config.dropout = a.dropout.value_or(config.dropout);
-    config.attn_dropout = a.attn_dropout.value_or(config.attn_dropout);
-    config.negative_slope = a.negative_slope;
-    config.residual = a.residual;
-    config.activation = parse_activation(a.activation);
+    apply_model_args(a, config);
     config.readout = a.readout;
     config.mlp_hidden = a.mlp_hidden;
 
@@ -167,6 +162,9 @@ int run_graph_train(const TrainArgs& a) {
     GraphTrainResult first;
     std::vector<std::vector<std::uint32_t>> bits;
     if (a.model_type == "fingerprint") bits = fingerprints(data.smiles);
+    // The first fold's model is written only once every fold has finished, so a run that fails
+    // in a later fold (a diverged training, say) leaves no model file behind.
+    std::function<void()> write_model;
     for (std::size_t f = 0; f < folds.size(); ++f) {
         const IndexSplit& split = folds[f];
         GraphTrainResult r;
@@ -179,10 +177,16 @@ int run_graph_train(const TrainArgs& a) {
                              folds.size() > 1 ? ("fold " + std::to_string(f + 1) + "  ").c_str() : "", s.epoch, s.train_loss,
                              s.val_metric.c_str(), s.val_score, s.seconds, s.best ? "  *" : "");
             };
-            r = train_graph_model(model, data, split, options, on_epoch);
+            // Single-split runs checkpoint and resume; k-fold runs only stop (no checkpoint).
+            if (folds.size() == 1)
+                checkpoints.attach(options.checkpoint, model.config(), model.info(), model.parameters(),
+                                   run_identity(a, options.adam, options.batch_size));
+            else
+                options.checkpoint.stop = stop_flag();
+            r = with_stop_on_signals([&] { return train_graph_model(model, data, split, options, on_epoch); });
             if (f == 0) {
                 for (const auto& [k, v] : r.test) model.info().metrics["test_" + k] = v;
-                save_model(a.out, model);
+                write_model = [&a, kept = std::make_shared<Model>(std::move(model))] { save_model(a.out, *kept); };
             }
         } else {
             if (target_type == "multiclass") throw UserError("--model-type fingerprint supports binary and regression targets");
@@ -211,7 +215,7 @@ int run_graph_train(const TrainArgs& a) {
                 info.smiles_column = a.smiles_column;
                 info.data_name = data.name;
                 for (const auto& [k, v] : r.test) info.metrics["test_" + k] = v;
-                save_fingerprint_model(a.out, fp, info, target_type);
+                write_model = [&a, fp, info, target_type] { save_fingerprint_model(a.out, fp, info, target_type); };
             }
         }
         fold_val.push_back(r.val);
@@ -226,6 +230,7 @@ int run_graph_train(const TrainArgs& a) {
             std::cerr << "\n";
         }
     }
+    write_model();
     // Mean (and std over folds) of every metric.
     nlohmann::json m = {{"task", "graph"},
                         {"data", a.data},
@@ -305,21 +310,36 @@ int run_graph_predict(const PredictArgs& a) {
     // Output columns: one per target (probability or value), or one per class.
     const std::vector<std::string> columns = prediction_columns(target_type, info);
     const MoleculeTable table = read_molecule_inputs(a.smiles, a.data, a.smiles_column, info, model ? model->config().pe : "none");
+    // With a full mask, a molecule above the model's max_full_nodes is its row's error (as an
+    // invalid SMILES is), not a failure of the whole file. pred_row: graph → row of pred, or -1.
+    std::vector<std::string> errors = table.error_of_record;
+    std::vector<long> pred_row(table.data.size(), -1);
+    std::vector<std::size_t> kept;
+    const bool full_mask = model && parse_mask(model->config().mask).kind == MaskKind::full;
+    for (std::size_t g = 0; g < table.data.size(); ++g) {
+        if (full_mask && table.data.graphs[g].graph.num_nodes() > model->config().max_full_nodes) continue;
+        pred_row[g] = static_cast<long>(kept.size());
+        kept.push_back(g);
+    }
+    for (std::size_t r = 0; r < table.records.size(); ++r) {
+        const long g = table.graph_of_record[r];
+        if (g >= 0 && pred_row[static_cast<std::size_t>(g)] < 0)
+            errors[r] = std::to_string(table.data.graphs[static_cast<std::size_t>(g)].graph.num_nodes()) + " atoms, more than the " +
+                        std::to_string(model->config().max_full_nodes) + " the model attends over in full (--mask full, --max-full-nodes)";
+    }
     Matrix pred(0, static_cast<Eigen::Index>(columns.size()));
-    std::vector<std::size_t> all(table.data.size());
-    for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
-    if (!all.empty()) {
+    if (!kept.empty()) {
         if (fp)
             pred = fp->predict(fingerprints(table.data.smiles));
         else
-            pred = predict_graphs(*model, table.data, all);
+            pred = predict_graphs(*model, table.data, kept);
     }
     if (!a.attention.empty()) {
         // One molecule at a time, so every row of α belongs to one molecule: input row, atom indices.
         std::string att = "row,layer,head,src_atom,dst_atom,self_loop,alpha\n";
         for (std::size_t r = 0; r < table.records.size(); ++r) {
             const long g = table.graph_of_record[r];
-            if (g < 0) continue;
+            if (g < 0 || pred_row[static_cast<std::size_t>(g)] < 0) continue;
             const GraphBatchData b = forward_molecule(*model, table.data, static_cast<std::size_t>(g));
             std::vector<std::string> atoms(static_cast<std::size_t>(b.x.rows()));
             for (std::size_t i = 0; i < atoms.size(); ++i) atoms[i] = std::to_string(i);
@@ -335,14 +355,15 @@ int run_graph_predict(const PredictArgs& a) {
     for (std::size_t r = 0; r < table.records.size(); ++r) {
         for (std::size_t k = 0; k < table.records[r].size(); ++k) out += (k ? "," : "") + csv_field(table.records[r][k]);
         const long g = table.graph_of_record[r];
-        for (Eigen::Index c = 0; c < pred.cols(); ++c) out += "," + (g >= 0 ? number(pred(g, c)) : std::string());
-        out += "," + csv_field(table.error_of_record[r]) + "\n";
+        const long row = g >= 0 ? pred_row[static_cast<std::size_t>(g)] : -1;
+        for (Eigen::Index c = 0; c < pred.cols(); ++c) out += "," + (row >= 0 ? number(pred(row, c)) : std::string());
+        out += "," + csv_field(errors[r]) + "\n";
     }
     if (a.out.empty() || a.out == "-") {
         std::cout << out;
     } else {
         write_file_atomically(a.out, out);
-        std::cerr << table.records.size() << " rows (" << table.data.size() << " predicted, " << table.records.size() - table.data.size()
+        std::cerr << table.records.size() << " rows (" << kept.size() << " predicted, " << table.records.size() - kept.size()
                   << " with errors) written to " << a.out << "\n";
     }
     return 0;

@@ -1,6 +1,7 @@
 // gatkit train/predict for networks: --task link (which node pairs are edges) and --task edge
 // (the class of each edge).
 #include "args.hpp"
+#include "checkpointing.hpp"
 #include "common.hpp"
 #include "network_inputs.hpp"
 
@@ -84,10 +85,7 @@ void append_pe(NodeInputs& in, const TrainArgs& a, const Graph& graph) {
     if (in.x.cols() == 0) throw UserError("--pe " + a.pe + " needs node inputs to append to; --node-features " + in.spec + " is a learned table",
                                           "use --node-features features|degree with --pe, or --node-features lap:K alone");
     if (a.pe_mode != "concat") throw UserError("--pe-mode " + a.pe_mode + " is available for node and graph tasks; link/edge tasks use concat");
-    const Matrix enc = positional_encoding(graph, a.pe);
-    Matrix x(in.x.rows(), in.x.cols() + enc.cols());
-    x << in.x, enc;
-    in.x = std::move(x);
+    in.x = with_positional_encoding(graph, std::move(in.x), a.pe);
 }
 
 NodeInputs make_node_inputs(const std::string& requested, const NetworkDataset& net, const Graph& graph) {
@@ -121,21 +119,14 @@ ModelConfig link_config(const TrainArgs& a, const std::string& task, const NodeI
     const NodeInputSpec spec = parse_node_input(in.spec);
     c.in_features = spec.kind == "embedding" ? spec.size : static_cast<int>(in.x.cols());
     c.num_nodes = spec.kind == "embedding" ? num_nodes : 0;
-    c.layers = a.layers.value_or(2);
-    c.heads = a.heads.value_or(4);
-    c.hidden = a.hidden.value_or(32);
-    c.out_heads = a.out_heads;
+    c.layers = 2;
+    c.heads = 4;
+    c.hidden = 32;
     c.out_channels = a.out_channels.value_or(64);
-    c.dropout = a.dropout.value_or(regularise(in) ? 0.5 : 0.0);
-    c.attn_dropout = a.attn_dropout.value_or(0.0);
-    c.negative_slope = a.negative_slope;
-    c.residual = a.residual;
-    c.activation = parse_activation(a.activation);
+    c.dropout = regularise(in) ? 0.5 : 0.0;
+    c.attn_dropout = 0.0;
+    apply_model_args(a, c);
     c.decoder = task == "edge" ? "edge-classes" : a.decoder;
-    c.conv = a.conv;
-    c.mask = a.mask;
-    c.block = a.block;
-    c.max_full_nodes = a.max_full_nodes;
     c.mlp_hidden = a.mlp_hidden;
     return c;
 }
@@ -259,8 +250,11 @@ int train_link(const TrainArgs& a) {
         LinkTrainOptions options = train_options(a, in, train_seed);
         options.augment = in.augment;
         const NegativeSampler sampler(n, net.edges, net.directed);
-        const LinkTrainResult r = train_link_predictor(model, graph, in.x, split, sampler, options,
-                                                       progress_printer(!a.quiet && stderr_is_terminal(), "roc_auc"));
+        RunCheckpoints checkpoints(a);
+        checkpoints.attach(options.checkpoint, model.config(), model.info(), model.parameters(), run_identity(a, options.adam, 0));
+        const LinkTrainResult r = with_stop_on_signals([&] {
+            return train_link_predictor(model, graph, in.x, split, sampler, options, progress_printer(!a.quiet && stderr_is_terminal(), "roc_auc"));
+        });
         model.known_edges = net.edges;
         val = r.val;
         test = r.test;
@@ -398,8 +392,11 @@ int train_edge(const TrainArgs& a) {
     model.info().class_names = net.edge_class_names;
     LinkTrainOptions options = train_options(a, in, train_seed);
     options.augment = in.augment;
-    const LinkTrainResult r =
-        train_edge_classifier(model, graph, in.x, d.split, options, progress_printer(!a.quiet && stderr_is_terminal(), "accuracy"));
+    RunCheckpoints checkpoints(a);
+    checkpoints.attach(options.checkpoint, model.config(), model.info(), model.parameters(), run_identity(a, options.adam, 0));
+    const LinkTrainResult r = with_stop_on_signals([&] {
+        return train_edge_classifier(model, graph, in.x, d.split, options, progress_printer(!a.quiet && stderr_is_terminal(), "accuracy"));
+    });
     model.known_edges = net.edges;
     for (const auto& [k, v] : r.test) model.info().metrics["test_" + k] = v;
     save_link_model(a.out, model);
@@ -653,17 +650,58 @@ void write_embeddings(const std::string& path, const PairScorer& s) {
 
 }  // namespace
 
+// α of every layer, head and edge of a link/edge model, encoded on its whole known network (the
+// edges the model file keeps; training encoded the training graph, which held out the
+// validation and test edges). Inputs are rebuilt as in training: degree and Laplacian inputs
+// from the network, the learned table for embeddings, the feature file for features.
+void write_link_attention(const PredictArgs& a, PairScorer& s) {
+    LinkModel& model = *s.model;
+    const ModelConfig& c = model.config();
+    const ModelInfo& info = model.info();
+    NetworkDataset net;
+    net.name = info.data_name;
+    net.directed = info.directed;
+    net.node_ids = info.node_ids;
+    for (std::size_t i = 0; i < net.node_ids.size(); ++i) net.index[net.node_ids[i]] = static_cast<NodeId>(i);
+    net.edges = model.known_edges;
+    const NodeId n = net.num_nodes();
+    if (parse_node_input(c.node_input).kind == "features") {
+        if (a.feature_file.empty())
+            throw UserError("--attention: " + a.model + " reads node features, which model files do not keep",
+                            "give --feature-file FILE, the features it was trained with");
+        read_node_features(a.feature_file, net);
+        if (net.num_nodes() != n)
+            throw UserError(a.feature_file + ": names node '" + net.node_ids[static_cast<std::size_t>(n)] + "', which " + a.model +
+                            " does not know");
+    } else if (!a.feature_file.empty()) {
+        throw UserError("--feature-file: " + a.model + " reads " + c.node_input + " inputs, not node features");
+    }
+    const Graph graph = net.graph();
+    NodeInputs in = make_node_inputs(c.node_input, net, graph);
+    if (in.x.cols() > 0) in.x = with_positional_encoding(graph, std::move(in.x), c.pe);
+    if (parse_node_input(c.node_input).kind != "embedding" && in.x.cols() != c.in_features)
+        throw UserError("--attention: the nodes have " + std::to_string(in.x.cols()) + " input columns, " + a.model + " expects " +
+                        std::to_string(c.in_features));
+    model.encode(graph, in.x, /*training=*/false);
+    std::vector<std::pair<const Graph*, const Matrix*>> layers;
+    for (std::size_t l = 0; l < model.num_layers(); ++l)
+        layers.emplace_back(&model.layer(l).attention_graph(), &model.layer(l).attention());
+    write_file_atomically(a.attention, "layer,head,src,dst,self_loop,alpha\n" + attention_rows(layers, info.node_ids, ""));
+    std::cerr << "attention coefficients written to " << a.attention << "\n";
+}
+
 int run_link_predict(const PredictArgs& a) {
     const int jobs = !a.pairs.empty() + !a.recommend.empty();
-    if (jobs != 1 && a.embeddings.empty())
-        throw UserError("a link or edge model predicts with exactly one of --pairs FILE and --recommend ID[,ID...] (or only writes --embeddings)");
+    if (jobs != 1 && a.embeddings.empty() && a.attention.empty())
+        throw UserError("a link or edge model predicts with exactly one of --pairs FILE and --recommend ID[,ID...] (or only writes --embeddings or --attention)");
     if (jobs > 1) throw UserError("give one of --pairs and --recommend, not both");
     if (jobs == 1 && a.out.empty()) throw UserError("--pairs and --recommend need --out");
     if (!a.data.empty() || !a.smiles.empty())
         throw UserError("a link or edge model keeps its network; use --pairs or --recommend instead of --data/--smiles");
     if (!a.embeddings.empty()) check_output_path("--embeddings", a.embeddings);
-    const PairScorer s(a.model);
+    PairScorer s(a.model);
     if (!a.embeddings.empty()) write_embeddings(a.embeddings, s);
+    if (!a.attention.empty()) write_link_attention(a, s);
     if (!a.pairs.empty()) return predict_pairs(a, s);
     if (!a.recommend.empty()) return recommend(a, s);
     return 0;

@@ -105,9 +105,10 @@ NodeTaskData load_node_training_data(const TrainArgs& a) {
     o.format = a.format == "edgelist" ? "auto" : a.format;
     NodeTaskData d = from_network(load_network(a.data, o, a.feature_file, a.label_file));
     d.path = a.data;
+    if (d.class_names.empty())
+        throw UserError(a.label_file + ": no labelled node (the file has no 'id label' line)", "a label file needs at least 2 classes");
     if (d.class_names.size() < 2)
-        throw UserError(a.label_file + ": every labelled node has the class '" + (d.class_names.empty() ? "" : d.class_names.front()) +
-                        "'; need at least 2 classes");
+        throw UserError(a.label_file + ": every labelled node has the class '" + d.class_names.front() + "'; need at least 2 classes");
     return d;
 }
 
@@ -175,12 +176,7 @@ Matrix node_task_inputs_for(const Model& model, const NodeTaskData& data) {
         NodeTaskInputs in = make_node_task_inputs(spec, data);
         x = std::move(in.x);
     }
-    if (config.pe != "none") {
-        const Matrix enc = positional_encoding(data.graph, config.pe);
-        Matrix with(x.rows(), x.cols() + enc.cols());
-        with << x, enc;
-        x = std::move(with);
-    }
+    x = with_positional_encoding(data.graph, std::move(x), config.pe);
     if (x.cols() != config.in_features)
         throw UserError(data.path + ": nodes have " + std::to_string(x.cols()) + " " + (spec == "features" ? "features" : spec + " inputs") +
                         ", the model expects " + std::to_string(config.in_features));

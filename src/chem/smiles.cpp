@@ -27,6 +27,9 @@ std::string last_line(std::string s) {
     return s;
 }
 
+// The first `max` characters of s, with "..." when it is longer.
+std::string clip(const std::string& s, std::size_t max) { return s.size() <= max ? s : s.substr(0, max) + "..."; }
+
 }  // namespace
 
 namespace {
@@ -90,21 +93,26 @@ RdkitLogCapture::~RdkitLogCapture() { active_capture = outer_; }
 std::string RdkitLogCapture::last_error() const { return last_line(errors_); }
 
 std::unique_ptr<RDKit::ROMol> parse_smiles(const std::string& smiles) {
+    const std::string shown = clip(smiles, 200);  // messages stay one readable line
+    if (smiles.size() > kMaxSmilesLength)
+        throw ParseError("SMILES '" + clip(smiles, 40) + "' is " + std::to_string(smiles.size()) + " characters long, more than the " +
+                         std::to_string(kMaxSmilesLength) + " gatkit reads (is the cell a whole file?)");
     RdkitLogCapture log;
     std::unique_ptr<RDKit::ROMol> mol;
     try {
         mol.reset(RDKit::SmilesToMol(smiles));
     } catch (const RDKit::MolSanitizeException& e) {
-        throw ParseError("SMILES '" + smiles + "' rejected by RDKit: " + e.what());
+        throw ParseError("SMILES '" + shown + "' rejected by RDKit: " + clip(e.what(), 300));
     } catch (const std::exception& e) {
-        throw ParseError("SMILES '" + smiles + "' rejected by RDKit: " + e.what());
+        throw ParseError("SMILES '" + shown + "' rejected by RDKit: " + clip(e.what(), 300));
     }
     if (!mol) {
-        std::string reason = log.last_error();
+        // RDKit's reason often quotes the whole input: clipped like the SMILES itself
+        std::string reason = clip(log.last_error(), 300);
         if (reason.empty()) reason = "not a valid SMILES string";
-        throw ParseError("SMILES '" + smiles + "' rejected by RDKit: " + reason);
+        throw ParseError("SMILES '" + shown + "' rejected by RDKit: " + reason);
     }
-    if (mol->getNumAtoms() == 0) throw ParseError("SMILES '" + smiles + "' has no atoms");
+    if (mol->getNumAtoms() == 0) throw ParseError("SMILES '" + shown + "' has no atoms");
     return mol;
 }
 

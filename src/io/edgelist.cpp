@@ -366,6 +366,11 @@ NetworkDataset load_network(const std::string& edges_path, const NetworkOptions&
     return ds;
 }
 
+void read_node_features(const std::string& path, NetworkDataset& ds) {
+    const FeatureRows rows = read_features(path, ds);
+    place_features(path, rows, ds);
+}
+
 NetworkDataset network_from_nodes(const NodeDataset& data) {
     const NodeId N = data.num_nodes();
     NetworkDataset net;

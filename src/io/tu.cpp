@@ -8,6 +8,7 @@
 #include <charconv>
 #include <cmath>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <tuple>
 
@@ -90,10 +91,18 @@ long parse_int(const std::string& text, const std::string& where, const char* wh
     long value = 0;
     const char* end = text.data() + text.size();
     const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+    if (ec == std::errc::result_out_of_range && ptr == end)
+        throw ParseError(where + ": " + what + " '" + clip(text) + "' is out of range (a 64-bit integer holds at most " +
+                         std::to_string(std::numeric_limits<long>::max()) + ")");
     if (text.empty() || ec != std::errc() || ptr != end)
         throw ParseError(where + ": " + what + " '" + clip(text) + "' is not an integer");
     return value;
 }
+
+// Node and edge labels become one-hot columns 0 .. max label: a label above this is a broken
+// file (TU labels are small category numbers; the largest in the TU collection are below 200),
+// not a request for millions of columns.
+constexpr long kMaxCategoryLabel = 9999;
 
 // A whole file of one integer per line, ≥ 0 (node or edge labels), with its expected count.
 std::vector<long> read_label_file(const std::string& path, std::size_t expected, const std::string& expected_what) {
@@ -105,6 +114,9 @@ std::vector<long> read_label_file(const std::string& path, std::size_t expected,
     for (std::size_t k = 0; k < expected; ++k) {
         labels[k] = parse_int(trim(f.lines[k]), f.where(k), "label");
         if (labels[k] < 0) throw ParseError(f.where(k) + ": label '" + trim(f.lines[k]) + "' is negative");
+        if (labels[k] > kMaxCategoryLabel)
+            throw ParseError(f.where(k) + ": label '" + trim(f.lines[k]) + "' is larger than " + std::to_string(kMaxCategoryLabel) +
+                             " (labels are category numbers 0, 1, 2, ..., one feature column each)");
     }
     return labels;
 }
@@ -260,6 +272,7 @@ GraphDataset load_tu(const std::string& path) {
     if (const std::string f = tu_file(prefix, "edge_attributes"); !f.empty())
         edge_features = concat_columns(edge_features, read_attribute_file(f, a.lines.size(), per_edge));
 
+    std::size_t repeated = 0;
     ds.graphs.resize(static_cast<std::size_t>(B));
     ds.targets.resize(B, 1);
     ds.target_names = {"label"};
@@ -277,12 +290,15 @@ GraphDataset load_tu(const std::string& path) {
         for (std::size_t e = 0; e < edges.size(); ++e) {
             const auto [dst, src, line] = edges[e];
             sorted[e] = {src, dst};
+            if (e > 0 && sorted[e] == sorted[e - 1]) ++repeated;
             sample.edge_attr.row(static_cast<Eigen::Index>(e)) = edge_features.row(static_cast<Eigen::Index>(line));
         }
         sample.graph = build_from_sorted(static_cast<NodeId>(nodes.size()), std::move(sorted));
         ds.targets(g, 0) = static_cast<float>(class_of_value[label_value[g]]);
         ds.source_rows.push_back(static_cast<std::size_t>(g + 1));
     }
+    if (repeated > 0)
+        ds.report.notes.push_back(std::to_string(repeated) + " repeated edges in " + a_path + " kept as parallel edges (each with its own edge label)");
     return ds;
 }
 

@@ -1,5 +1,7 @@
 #include "gatkit/model/link_model.hpp"
 
+#include "gatkit/model/model.hpp"
+
 #include "gatkit/core/error.hpp"
 #include "gatkit/nn/activation.hpp"
 
@@ -38,19 +40,8 @@ LinkModel::LinkModel(const ModelConfig& config, std::uint64_t seed) : config_(co
     Eigen::Index in = config_.in_features;
     for (int l = 0; l < config_.layers; ++l) {
         const bool last = l + 1 == config_.layers;
-        AttentionOptions o{.conv = config_.conv,
-                           .in = in,
-                           .out = last ? config_.out_channels : config_.hidden,
-                           .heads = last ? config_.out_heads : config_.heads,
-                           .concat = !last,
-                           .negative_slope = config_.negative_slope,
-                           .dropout = config_.attn_dropout,
-                           .input_dropout = config_.dropout,
-                           .add_self_loops = config_.add_self_loops,
-                           .bias = true,
-                           .residual = config_.residual,
-                           .edge_dim = 0,
-                           .block = last ? std::string("plain") : config_.block};
+        const AttentionOptions o = layer_options(config_, in, last ? config_.out_channels : config_.hidden,
+                                                 last ? config_.out_heads : config_.heads, last, 0);
         layers_.push_back(make_attention_layer(o, rng, "layers." + std::to_string(l)));
         in = layers_.back()->out_width();
     }

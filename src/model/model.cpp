@@ -73,20 +73,10 @@ Model::Model(const ModelConfig& config, std::uint64_t seed) : config_(config) {
     }
     for (int l = 0; l < config_.layers; ++l) {
         const bool output_layer = !graph_task && l + 1 == config_.layers;
-        AttentionOptions o{.conv = config_.conv,
-                           .in = in,
-                           .out = output_layer ? config_.num_classes : config_.hidden,
-                           .heads = output_layer ? config_.out_heads : config_.heads,
-                           .concat = !output_layer,
-                           .negative_slope = config_.negative_slope,
-                           .dropout = config_.attn_dropout,
-                           .input_dropout = config_.dropout,
-                           .add_self_loops = config_.add_self_loops,
-                           .bias = true,
-                           .residual = config_.residual,
-                           .edge_dim = graph_task ? config_.edge_dim : 0,
-                           // The output layer of a node model stays a plain attention layer (its width is the classes).
-                           .block = output_layer ? std::string("plain") : config_.block};
+        // The output layer of a node model stays a plain attention layer (its width is the classes).
+        const AttentionOptions o = layer_options(config_, in, output_layer ? config_.num_classes : config_.hidden,
+                                                 output_layer ? config_.out_heads : config_.heads, output_layer,
+                                                 graph_task ? config_.edge_dim : 0);
         layers_.push_back(make_attention_layer(o, rng, "layers." + std::to_string(l)));
         in = layers_.back()->out_width();
     }
@@ -123,6 +113,25 @@ const Graph& Model::attend(const Graph& graph, const std::vector<NodeId>& offset
         mask_of_ = id;
     }
     return mask_.graph;
+}
+
+AttentionOptions layer_options(const ModelConfig& c, Eigen::Index in, Eigen::Index out, Eigen::Index heads, bool plain_output,
+                               Eigen::Index edge_dim) {
+    return {.conv = c.conv,
+            .in = in,
+            .out = out,
+            .heads = heads,
+            .concat = !plain_output,
+            .negative_slope = c.negative_slope,
+            .dropout = c.attn_dropout,
+            .input_dropout = c.dropout,
+            .add_self_loops = c.add_self_loops,
+            .bias = true,
+            .residual = c.residual,
+            .edge_dim = edge_dim,
+            .root_weight = c.root_weight,
+            .beta = c.beta,
+            .block = plain_output ? std::string("plain") : c.block};
 }
 
 Matrix Model::forward(const Graph& graph, const Matrix& x, bool training, Rng* rng) {

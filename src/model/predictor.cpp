@@ -6,6 +6,7 @@
 #include "gatkit/core/parallel.hpp"
 #include "gatkit/graph/build.hpp"
 #include "gatkit/model/model_file.hpp"
+#include "gatkit/nn/masks.hpp"
 #include "gatkit/nn/positional.hpp"
 #include "gatkit/train/fit.hpp"
 #include "gatkit/train/graph_trainer.hpp"
@@ -162,6 +163,15 @@ Featurized featurize_all(std::size_t n, bool fingerprints, const GetMol& get_mol
     return f;
 }
 
+// One row per input from predict(f.data); a graph predict() gave an error row (too large for a
+// full mask) passes its reason on to its input.
+Predictions scatter_graph_predictions(Predictions inner, Featurized& f) {
+    for (std::size_t i = 0; i < f.graph_of_input.size(); ++i)
+        if (f.graph_of_input[i] >= 0 && !inner.ok(static_cast<std::size_t>(f.graph_of_input[i])))
+            f.errors[i] = inner.errors[static_cast<std::size_t>(f.graph_of_input[i])];
+    return scatter(std::move(inner.columns), inner.values, f.graph_of_input, std::move(f.errors));
+}
+
 }  // namespace
 
 Predictions Predictor::predict_smiles(const std::vector<std::string>& smiles) {
@@ -171,8 +181,8 @@ Predictions Predictor::predict_smiles(const std::vector<std::string>& smiles) {
         std::shared_ptr<const RDKit::ROMol> mol = chem::parse_smiles(smiles[i]);
         return std::pair(mol, mol.get());
     });
-    const Matrix predicted = fingerprint_ ? (f.bits.empty() ? Matrix() : fingerprint_->predict(f.bits)) : predict(f.data).values;
-    return scatter(columns_, predicted, f.graph_of_input, std::move(f.errors));
+    if (fingerprint_) return scatter(columns_, f.bits.empty() ? Matrix() : fingerprint_->predict(f.bits), f.graph_of_input, std::move(f.errors));
+    return scatter_graph_predictions(predict(f.data), f);
 }
 
 Predictions Predictor::predict_molecules(const std::vector<const RDKit::ROMol*>& molecules) {
@@ -183,8 +193,8 @@ Predictions Predictor::predict_molecules(const std::vector<const RDKit::ROMol*>&
         if (molecules[i]->getNumAtoms() == 0) throw ParseError("molecule " + std::to_string(i) + " has no atoms");
         return std::pair(std::shared_ptr<const RDKit::ROMol>(), molecules[i]);
     });
-    const Matrix predicted = fingerprint_ ? (f.bits.empty() ? Matrix() : fingerprint_->predict(f.bits)) : predict(f.data).values;
-    return scatter(columns_, predicted, f.graph_of_input, std::move(f.errors));
+    if (fingerprint_) return scatter(columns_, f.bits.empty() ? Matrix() : fingerprint_->predict(f.bits), f.graph_of_input, std::move(f.errors));
+    return scatter_graph_predictions(predict(f.data), f);
 }
 
 Predictions Predictor::predict(const GraphDataset& data) {
@@ -205,15 +215,30 @@ Predictions Predictor::predict(const GraphDataset& data) {
         if (data.graphs[i].x.cols() != expected)
             throw ShapeError("graph " + std::to_string(i) + " has " + std::to_string(data.graphs[i].x.cols()) +
                              " feature columns, the model expects " + std::to_string(expected));
-    std::vector<std::size_t> all(data.size());
-    std::iota(all.begin(), all.end(), std::size_t{0});
-    if (model_->config().pe == "none") {
-        p.values = predict_graphs(*model_, data, all, options_.batch_size);
+    // With a full mask, a graph above max_full_nodes cannot be attended over in full: its row is
+    // an error (NaN values), as an invalid SMILES is, and the other graphs are still predicted.
+    const ModelConfig& c = model_->config();
+    const bool full_mask = parse_mask(c.mask).kind == MaskKind::full;
+    std::vector<std::size_t> kept;
+    for (std::size_t i = 0; i < data.size(); ++i) {
+        const NodeId n = data.graphs[i].graph.num_nodes();
+        if (full_mask && n > c.max_full_nodes)
+            p.errors[i] = std::to_string(n) + " atoms, more than the " + std::to_string(c.max_full_nodes) +
+                          " the model attends over in full (mask full, max_full_nodes)";
+        else
+            kept.push_back(i);
+    }
+    p.values.setConstant(kNaN);
+    if (kept.empty()) return p;
+    Matrix values;
+    if (c.pe == "none") {
+        values = predict_graphs(*model_, data, kept, options_.batch_size);
     } else {
         GraphDataset with_pe = data;
-        add_positional_encodings(with_pe, model_->config().pe);
-        p.values = predict_graphs(*model_, with_pe, all, options_.batch_size);
+        add_positional_encodings(with_pe, c.pe);
+        values = predict_graphs(*model_, with_pe, kept, options_.batch_size);
     }
+    for (std::size_t k = 0; k < kept.size(); ++k) p.values.row(static_cast<Eigen::Index>(kept[k])) = values.row(static_cast<Eigen::Index>(k));
     return p;
 }
 
@@ -273,12 +298,7 @@ Matrix Predictor::run_graph(const Graph& graph, const Matrix& x, const Matrix* e
         in = x;
         if (kind_ == "node" && info_.feature_normalization == "row") row_normalize(in);
     }
-    if (c.pe != "none") {
-        const Matrix enc = positional_encoding(graph, c.pe);
-        Matrix with(in.rows(), in.cols() + enc.cols());
-        with << in, enc;
-        in = std::move(with);
-    }
+    in = with_positional_encoding(graph, std::move(in), c.pe);
     if (in.cols() != c.in_features)
         throw ShapeError("the model expects " + std::to_string(c.in_features - c.pe_dim()) + " feature columns per node, x has " +
                          std::to_string(x.cols()));

@@ -23,12 +23,30 @@ MatrixT<T> LayerNormT<T>::forward(const MatrixT<T>& x, LayerNormCache<T>& cache)
     MatrixT<T> y(N, width_);
 #pragma omp parallel for schedule(static)
     for (Eigen::Index i = 0; i < N; ++i) {
+        // Two passes (mean, then the centred squares), not E[x²] − E[x]², which cancels.
         const T mean = x.row(i).mean();
         const auto centred = (x.row(i).array() - mean).matrix();
         const T var = centred.squaredNorm() / static_cast<T>(width_);
-        const T inv = T(1) / std::sqrt(var + static_cast<T>(eps_));
-        cache.inv_std(i) = inv;
-        cache.xhat.row(i) = centred * inv;
+        if (std::isfinite(var) || !x.row(i).allFinite()) {
+            const T inv = T(1) / std::sqrt(var + static_cast<T>(eps_));
+            cache.inv_std(i) = inv;
+            cache.xhat.row(i) = centred * inv;
+        } else {
+            // Finite inputs whose sum or squares overflow (|x| ≳ 1e19 in float): x̂ does not
+            // change when x is divided by s = max|x|, so normalise x/s, and σ = s·σ(x/s). At
+            // this scale ε is below rounding; a constant row keeps x̂ = 0 and 1/√ε as above.
+            const T s = x.row(i).cwiseAbs().maxCoeff();
+            const auto scaled = (x.row(i) / s).eval();
+            const auto centred_scaled = (scaled.array() - scaled.mean()).matrix();
+            const T sd_scaled = std::sqrt(centred_scaled.squaredNorm() / static_cast<T>(width_));
+            if (sd_scaled > T(0)) {
+                cache.inv_std(i) = T(1) / (s * sd_scaled);
+                cache.xhat.row(i) = centred_scaled / sd_scaled;
+            } else {
+                cache.inv_std(i) = T(1) / std::sqrt(static_cast<T>(eps_));
+                cache.xhat.row(i).setZero();
+            }
+        }
         y.row(i) = (cache.xhat.row(i).array() * weight_.value.row(0).array() + bias_.value.row(0).array()).matrix();
     }
     return y;

@@ -527,6 +527,16 @@ Matrix positional_encoding(const Graph& graph, const std::string& spec) {
     return kind == "lap" ? laplacian_pe(graph, {.k = k}).vectors : random_walk_pe(graph, k);
 }
 
+Matrix with_positional_encoding(const Graph& graph, Matrix x, const std::string& spec) {
+    if (spec == "none") return x;
+    const Matrix enc = positional_encoding(graph, spec);
+    if (enc.rows() != x.rows())
+        throw ShapeError("positional encoding: " + std::to_string(x.rows()) + " input rows for a graph of " + std::to_string(enc.rows()) + " nodes");
+    Matrix out(x.rows(), x.cols() + enc.cols());
+    out << x, enc;
+    return out;
+}
+
 void random_sign_flip_last(Matrix& x, Eigen::Index k, Rng& rng) {
     for (Eigen::Index c = x.cols() - k; c < x.cols(); ++c)
         if (rng.next_u64() & 1) x.col(c) = -x.col(c);

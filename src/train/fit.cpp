@@ -5,6 +5,7 @@
 #include "gatkit/chem/smiles.hpp"
 #include "gatkit/core/parallel.hpp"
 #include "gatkit/io/molecules.hpp"
+#include "gatkit/io/text_reader.hpp"
 #include "gatkit/nn/masks.hpp"
 #include "gatkit/nn/positional.hpp"
 
@@ -12,6 +13,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 
 namespace gatkit {
 
@@ -28,19 +30,14 @@ ModelConfig graph_model_defaults() {
 
 void add_positional_encodings(GraphDataset& data, const std::string& spec) {
     if (spec == "none") return;
-    for (GraphSample& s : data.graphs) {
-        const Matrix enc = positional_encoding(s.graph, spec);
-        Matrix x(s.x.rows(), s.x.cols() + enc.cols());
-        x << s.x, enc;
-        s.x = std::move(x);
-    }
+    for (GraphSample& s : data.graphs) s.x = with_positional_encoding(s.graph, std::move(s.x), spec);
 }
 
 void check_full_mask_sizes(const GraphDataset& data, int max_nodes) {
     for (std::size_t g = 0; g < data.size(); ++g) {
         const NodeId n = data.graphs[g].graph.num_nodes();
         if (n <= max_nodes) continue;
-        const std::string what = g < data.smiles.size() && !data.smiles[g].empty() ? "'" + data.smiles[g] + "'" : "graph " + std::to_string(g + 1);
+        const std::string what = g < data.smiles.size() && !data.smiles[g].empty() ? "'" + clip(data.smiles[g], 60) + "'" : "graph " + std::to_string(g + 1);
         const std::string row = g < data.source_rows.size() ? " (row " + std::to_string(data.source_rows[g]) + ")" : "";
         throw ConfigError("--mask full: " + what + row + " has " + std::to_string(n) + " nodes, more than --max-full-nodes " +
                           std::to_string(max_nodes) + " (full attention costs n² scores per head; raise --max-full-nodes or use --mask khop:K)");
@@ -66,6 +63,23 @@ int kfold_count(const std::string& kind) {
     if (digits.empty() || r.ec != std::errc() || r.ptr != digits.data() + digits.size())
         throw ConfigError("--split " + kind + ": expected kfold:K with an integer K >= 3");
     return k;
+}
+
+// Binary targets are 0 or 1 (NaN: missing). Another value (a 2, a 0.5) has no BCE target to
+// train towards: a ConfigError naming the first one, its column and its input row.
+void check_binary_targets(const GraphDataset& data) {
+    for (Eigen::Index i = 0; i < data.targets.rows(); ++i)
+        for (Eigen::Index t = 0; t < data.targets.cols(); ++t) {
+            const float v = data.targets(i, t);
+            if (std::isnan(v) || v == 0.0f || v == 1.0f) continue;
+            char value[32];
+            std::snprintf(value, sizeof value, "%g", static_cast<double>(v));
+            const auto k = static_cast<std::size_t>(t), g = static_cast<std::size_t>(i);
+            const std::string column = k < data.target_names.size() ? " in column '" + data.target_names[k] + "'" : "";
+            const std::string row = g < data.source_rows.size() ? " on row " + std::to_string(data.source_rows[g]) : "";
+            throw ConfigError("target type binary: label " + std::string(value) + column + row +
+                              " is not 0 or 1 (binary labels are 0, 1 or empty; --target-type regression takes any number)");
+        }
 }
 
 }  // namespace
@@ -108,6 +122,7 @@ Model make_graph_model(const GraphDataset& data, const GraphFitOptions& options,
         throw ConfigError("target type " + target_type + " (expected binary, multiclass or regression)");
     const int outputs = target_type == "multiclass" ? static_cast<int>(data.class_names.size()) : static_cast<int>(data.targets.cols());
     if (target_type == "multiclass" && outputs < 2) throw ConfigError("target type multiclass needs class names (TU data)");
+    if (target_type == "binary") check_binary_targets(data);
     ModelConfig config = options.model;
     config.task = "graph";
     config.in_features = static_cast<int>(data.graphs.front().x.cols());

@@ -4,6 +4,7 @@
 #include "gatkit/core/stats.hpp"
 #include "gatkit/train/loss.hpp"
 #include "gatkit/train/metrics.hpp"
+#include "gatkit/train/numerics.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -184,17 +185,61 @@ GraphTrainResult train_graph_model(Model& model, const GraphDataset& data, const
 
     GraphTrainResult result;
     std::vector<Matrix> best_weights;
+    const DivergenceGuard<float> guard(params, best_weights, result.best_epoch);
+    const int batches_per_epoch = static_cast<int>((split.train.size() + o.batch_size - 1) / o.batch_size);
     double best = higher_better ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity();
     int since_best = 0;
     std::vector<double> epoch_seconds;
     std::vector<std::size_t> order = split.train;
+    int first_epoch = 1;
+    double seconds_before = 0;  // a resumed run's earlier part
+    const TrainState* resume = o.checkpoint.resume_from;
+    if (resume) {
+        std::vector<std::size_t> have = resume->order, want = split.train;
+        std::sort(have.begin(), have.end());
+        std::sort(want.begin(), want.end());
+        if (have != want)
+            throw ConfigError("resume: the checkpoint's training order holds " + std::to_string(have.size()) +
+                              " graphs that are not this split's " + std::to_string(want.size()) + " training graphs");
+        restore_state(*resume, params, adam, rng);
+        order = resume->order;
+        best_weights = resume->best_weights;
+        best = resume->best_score;
+        since_best = resume->since_best;
+        epoch_seconds = resume->epoch_seconds;
+        seconds_before = resume->train_seconds;
+        result.best_epoch = resume->best_epoch;
+        result.epochs_run = resume->epoch;
+        first_epoch = resume->epoch + 1;
+    }
     const auto t_start = std::chrono::steady_clock::now();
-    for (int epoch = 1; epoch <= o.epochs; ++epoch) {
+    // The state after `epoch` whole epochs and, when batch_start > 0, that many graphs of the next.
+    const auto state_after = [&](int epoch, std::size_t batch_start, double loss_sum, int batches) {
+        TrainState st = capture_state(epoch, params, adam, rng);
+        st.best_epoch = result.best_epoch;
+        st.since_best = since_best;
+        st.best_score = best;
+        st.best_weights = best_weights;
+        st.order = order;
+        st.batch_start = batch_start;
+        st.epoch_loss_sum = loss_sum;
+        st.epoch_batches = batches;
+        st.epoch_seconds = epoch_seconds;
+        st.train_seconds = seconds_before + seconds_since(t_start);
+        return st;
+    };
+    // A run resumed from a state that had already stopped early trains no further epoch.
+    const bool stopped_early = o.patience > 0 && since_best >= o.patience && !(resume && resume->batch_start > 0);
+    for (int epoch = first_epoch; epoch <= o.epochs && !stopped_early; ++epoch) {
         const auto t0 = std::chrono::steady_clock::now();
-        rng.shuffle(order);
-        double loss_sum = 0;
-        int batches = 0;
-        for (std::size_t start = 0; start < order.size(); start += static_cast<std::size_t>(o.batch_size)) {
+        // A run stopped inside an epoch continues that epoch: same order, the next batch.
+        const bool mid_epoch = resume && epoch == first_epoch && resume->batch_start > 0;
+        if (!mid_epoch) rng.shuffle(order);
+        double loss_sum = mid_epoch ? resume->epoch_loss_sum : 0.0;
+        int batches = mid_epoch ? resume->epoch_batches : 0;
+        for (std::size_t start = mid_epoch ? resume->batch_start : 0; start < order.size(); start += static_cast<std::size_t>(o.batch_size)) {
+            // Between steps: a stop request ends the run here, resumable at this batch.
+            if (start > 0 && stop_requested(o.checkpoint)) interrupt_training(o.checkpoint, state_after(epoch - 1, start, loss_sum, batches));
             const std::vector<std::size_t> chunk(order.begin() + static_cast<std::ptrdiff_t>(start),
                                                  order.begin() + static_cast<std::ptrdiff_t>(std::min(order.size(), start + o.batch_size)));
             GraphBatchData b = make_batch_data(data, chunk);
@@ -218,16 +263,17 @@ GraphTrainResult train_graph_model(Model& model, const GraphDataset& data, const
                 }
                 loss = softmax_cross_entropy(out, labels, rows);
             }
-            if (!std::isfinite(loss.loss))
-                throw Error("training diverged at epoch " + std::to_string(epoch) + ", batch " + std::to_string(batches + 1) +
-                            ": loss is " + std::to_string(loss.loss) + " (try a smaller --lr)");
+            const StepPosition at{.epoch = epoch, .batch = static_cast<int>(start / o.batch_size) + 1, .batches = batches_per_epoch};
+            guard.check_loss(loss.loss, at);
             model.backward(loss.dlogits);
+            guard.check_gradients(at);
             adam.step();
             loss_sum += loss.loss;
             ++batches;
         }
         epoch_seconds.push_back(seconds_since(t0));
         const Matrix val_pred = predict_graphs(model, data, split.val);
+        guard.check_outputs(val_pred, "validation outputs", {.epoch = epoch, .batch = batches_per_epoch, .batches = batches_per_epoch});
         const Metrics vm = evaluate_predictions(c.target_type, val_pred, val_targets);
         GraphEpochStats s;
         s.epoch = epoch;
@@ -248,10 +294,12 @@ GraphTrainResult train_graph_model(Model& model, const GraphDataset& data, const
         }
         result.epochs_run = epoch;
         if (on_epoch) on_epoch(s);
+        if (checkpoint_due(o.checkpoint, epoch)) o.checkpoint.save(state_after(epoch, 0, 0.0, 0));
+        if (stop_requested(o.checkpoint)) interrupt_training(o.checkpoint, state_after(epoch, 0, 0.0, 0));
         if (o.patience > 0 && since_best >= o.patience) break;
     }
     for (std::size_t k = 0; k < params.size(); ++k) params[k]->value = best_weights[k];
-    result.train_seconds = seconds_since(t_start);
+    result.train_seconds = seconds_before + seconds_since(t_start);
     result.epoch_seconds_median = median(epoch_seconds);
     result.val = evaluate_predictions(c.target_type, predict_graphs(model, data, split.val), val_targets);
     if (!split.test.empty())

@@ -4,10 +4,12 @@
 #include "gatkit/core/stats.hpp"
 #include "gatkit/train/loss.hpp"
 #include "gatkit/train/metrics.hpp"
+#include "gatkit/train/numerics.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 
 namespace gatkit {
 
@@ -16,6 +18,10 @@ std::map<std::string, double> link_metrics(const std::vector<double>& pos_scores
     scores.insert(scores.end(), neg_scores.begin(), neg_scores.end());
     std::vector<int> labels(pos_scores.size(), 1);
     labels.resize(scores.size(), 0);
+    if (std::any_of(scores.begin(), scores.end(), [](double s) { return std::isnan(s); })) {
+        const double nan = std::numeric_limits<double>::quiet_NaN();
+        return {{"roc_auc", nan}, {"pr_auc", nan}, {"hits@20", nan}, {"hits@50", nan}, {"hits@100", nan}, {"mrr", nan}};
+    }
     return {{"roc_auc", roc_auc(scores, labels)},
             {"pr_auc", pr_auc(scores, labels)},
             {"hits@20", hits_at_k(pos_scores, neg_scores, 20)},
@@ -90,25 +96,50 @@ LinkTrainResult train_link_predictor(LinkModel& model, const Graph& graph, const
 
     LinkTrainResult result;
     BestWeights best;
+    const DivergenceGuard<float> guard(params, best.values, result.best_epoch);
     double best_auc = -1;
     int since_best = 0;
     std::vector<double> epoch_seconds;
+    int first_epoch = 1;
+    double seconds_before = 0;  // a resumed run's earlier part
+    if (const TrainState* r = options.checkpoint.resume_from) {
+        restore_state(*r, params, adam, rng);
+        best.values = r->best_weights;
+        best_auc = r->best_score;
+        since_best = r->since_best;
+        epoch_seconds = r->epoch_seconds;
+        seconds_before = r->train_seconds;
+        result.best_epoch = r->best_epoch;
+        result.epochs_run = r->epoch;
+        first_epoch = r->epoch + 1;
+    }
     const auto t_start = std::chrono::steady_clock::now();
-    for (int epoch = 1; epoch <= options.epochs; ++epoch) {
+    const auto state_after = [&](int epoch) {
+        TrainState st = capture_state(epoch, params, adam, rng);
+        st.best_epoch = result.best_epoch;
+        st.since_best = since_best;
+        st.best_score = best_auc;
+        st.best_weights = best.values;
+        st.epoch_seconds = epoch_seconds;
+        st.train_seconds = seconds_before + seconds_since(t_start);
+        return st;
+    };
+    // A run resumed from a state that had already stopped early trains no further epoch.
+    const bool stopped_early = options.patience > 0 && since_best >= options.patience;
+    for (int epoch = first_epoch; epoch <= options.epochs && !stopped_early; ++epoch) {
         const auto t0 = std::chrono::steady_clock::now();
         const std::vector<NodePair> neg = sampler.sample(split.train_pos.size(), rng);
         adam.zero_grad();
         encode_for_training(model, graph, x, options, rng);
         const Matrix logits = model.decode(concat(split.train_pos, neg), /*training=*/true, &rng);
         const LossResult<float> loss = bce_with_logits(logits, targets);
-        if (!std::isfinite(loss.loss))
-            throw Error("training diverged at epoch " + std::to_string(epoch) + ": loss is " + std::to_string(loss.loss) +
-                        " (try a smaller --lr)");
+        guard.check_loss(loss.loss, {.epoch = epoch});
         model.backward(loss.dlogits);
+        guard.check_gradients({.epoch = epoch});
         adam.step();
         epoch_seconds.push_back(seconds_since(t0));
 
-        model.encode(graph, x, /*training=*/false);
+        guard.check_outputs(model.encode(graph, x, /*training=*/false), "node vectors", {.epoch = epoch});
         const auto val = evaluate_links(model, split.val_pos, split.val_neg);
         LinkEpochStats s{.epoch = epoch, .loss = loss.loss, .val_metric = val.at("roc_auc"), .seconds = epoch_seconds.back()};
         if (s.val_metric > best_auc) {
@@ -122,10 +153,12 @@ LinkTrainResult train_link_predictor(LinkModel& model, const Graph& graph, const
         }
         result.epochs_run = epoch;
         if (on_epoch) on_epoch(s);
+        if (checkpoint_due(options.checkpoint, epoch)) options.checkpoint.save(state_after(epoch));
+        if (stop_requested(options.checkpoint)) interrupt_training(options.checkpoint, state_after(epoch));
         if (options.patience > 0 && since_best >= options.patience) break;
     }
     best.restore(params);
-    result.train_seconds = seconds_since(t_start);
+    result.train_seconds = seconds_before + seconds_since(t_start);
     result.epoch_seconds_median = median(epoch_seconds);
     model.node_vectors = model.encode(graph, x, /*training=*/false);
     result.val = evaluate_links(model, split.val_pos, split.val_neg);
@@ -159,25 +192,54 @@ LinkTrainResult train_edge_classifier(LinkModel& model, const Graph& graph, cons
 
     LinkTrainResult result;
     BestWeights best;
+    const DivergenceGuard<float> guard(params, best.values, result.best_epoch);
     double best_acc = -1, best_loss = INFINITY;
     int since_best = 0;
     std::vector<double> epoch_seconds;
+    int first_epoch = 1;
+    double seconds_before = 0;  // a resumed run's earlier part
+    if (const TrainState* r = options.checkpoint.resume_from) {
+        restore_state(*r, params, adam, rng);
+        best.values = r->best_weights;
+        best_acc = r->best_score;
+        best_loss = r->best_loss;
+        since_best = r->since_best;
+        epoch_seconds = r->epoch_seconds;
+        seconds_before = r->train_seconds;
+        result.best_epoch = r->best_epoch;
+        result.epochs_run = r->epoch;
+        first_epoch = r->epoch + 1;
+    }
     const auto t_start = std::chrono::steady_clock::now();
-    for (int epoch = 1; epoch <= options.epochs; ++epoch) {
+    const auto state_after = [&](int epoch) {
+        TrainState st = capture_state(epoch, params, adam, rng);
+        st.best_epoch = result.best_epoch;
+        st.since_best = since_best;
+        st.best_score = best_acc;
+        st.best_loss = best_loss;
+        st.best_weights = best.values;
+        st.epoch_seconds = epoch_seconds;
+        st.train_seconds = seconds_before + seconds_since(t_start);
+        return st;
+    };
+    // A run resumed from a state that had already stopped early trains no further epoch.
+    const bool stopped_early = options.patience > 0 && since_best >= options.patience;
+    for (int epoch = first_epoch; epoch <= options.epochs && !stopped_early; ++epoch) {
         const auto t0 = std::chrono::steady_clock::now();
         adam.zero_grad();
         encode_for_training(model, graph, x, options, rng);
         const Matrix logits = model.decode(split.train, /*training=*/true, &rng);
         const LossResult<float> loss = softmax_cross_entropy(logits, split.train_labels, rows);
-        if (!std::isfinite(loss.loss))
-            throw Error("training diverged at epoch " + std::to_string(epoch) + ": loss is " + std::to_string(loss.loss) +
-                        " (try a smaller --lr)");
+        guard.check_loss(loss.loss, {.epoch = epoch});
         model.backward(loss.dlogits);
+        guard.check_gradients({.epoch = epoch});
         adam.step();
         epoch_seconds.push_back(seconds_since(t0));
 
         model.encode(graph, x, /*training=*/false);
-        const auto val = edge_metrics(model.decode(split.val, false), split.val_labels, K);
+        const Matrix val_logits = model.decode(split.val, false);
+        guard.check_outputs(val_logits, "validation outputs", {.epoch = epoch});
+        const auto val = edge_metrics(val_logits, split.val_labels, K);
         LinkEpochStats s{.epoch = epoch, .loss = loss.loss, .val_metric = val.at("accuracy"), .seconds = epoch_seconds.back()};
         if (s.val_metric > best_acc || (s.val_metric == best_acc && val.at("loss") < best_loss)) {
             best_acc = s.val_metric;
@@ -191,10 +253,12 @@ LinkTrainResult train_edge_classifier(LinkModel& model, const Graph& graph, cons
         }
         result.epochs_run = epoch;
         if (on_epoch) on_epoch(s);
+        if (checkpoint_due(options.checkpoint, epoch)) options.checkpoint.save(state_after(epoch));
+        if (stop_requested(options.checkpoint)) interrupt_training(options.checkpoint, state_after(epoch));
         if (options.patience > 0 && since_best >= options.patience) break;
     }
     best.restore(params);
-    result.train_seconds = seconds_since(t_start);
+    result.train_seconds = seconds_before + seconds_since(t_start);
     result.epoch_seconds_median = median(epoch_seconds);
     model.node_vectors = model.encode(graph, x, /*training=*/false);
     // The majority class of the training edges: the baseline every edge classifier must beat.

@@ -34,10 +34,14 @@ LossResult<T> softmax_cross_entropy(const MatrixT<T>& logits, const std::vector<
         if (y < 0 || y >= logits.cols())
             throw ConfigError("softmax_cross_entropy: row " + std::to_string(i) + " has label " + std::to_string(y) +
                               ", expected 0 .. " + std::to_string(logits.cols() - 1));
+        // log-sum-exp on the shifted logits z − max (all ≤ 0, the largest exactly 0), never
+        // adding the max back: max + log Σ rounds away log Σ when |max| is large (at 1e4 in
+        // float an error of 4e-4 in the loss; at 1e30 the loss of equal logits came out 0).
         const T m = logits.row(i).maxCoeff();
-        const T lse = m + std::log((logits.row(i).array() - m).exp().sum());
-        total += static_cast<double>(lse - logits(i, y));
-        r.dlogits.row(i) = (logits.row(i).array() - lse).exp() * inv;
+        const auto shifted = (logits.row(i).array() - m).eval();
+        const T log_sum = std::log(shifted.exp().sum());
+        total += static_cast<double>(log_sum - shifted(y));
+        r.dlogits.row(i) = (shifted - log_sum).exp() * inv;
         r.dlogits(i, y) -= inv;
     }
     r.loss = static_cast<T>(total / static_cast<double>(rows.size()));

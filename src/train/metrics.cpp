@@ -46,6 +46,10 @@ void check_binary_labels(const char* what, const std::vector<int>& labels) {
                               ", expected 0 or 1");
 }
 
+bool any_nan(const std::vector<double>& scores) {
+    return std::any_of(scores.begin(), scores.end(), [](double s) { return std::isnan(s); });
+}
+
 // Row order by descending score; ties keep index order (the grouping below does not depend on it).
 std::vector<std::size_t> order_by_descending_score(const std::vector<double>& scores) {
     std::vector<std::size_t> order(scores.size());
@@ -77,6 +81,8 @@ Confusion confusion(const char* what, const std::vector<double>& scores, const s
 double roc_auc(const std::vector<double>& scores, const std::vector<int>& labels) {
     check_same_length("roc_auc", scores, labels);
     check_binary_labels("roc_auc", labels);
+    // NaN has no rank (and would stall the tie grouping below: NaN != NaN)
+    if (any_nan(scores)) return kNaN;
     const auto order = order_by_descending_score(scores);
     const double n = static_cast<double>(scores.size());
     // Mann–Whitney: AUC = (sum of the positives' ascending ranks - P(P+1)/2) / (P N). A group of
@@ -103,7 +109,7 @@ double pr_auc(const std::vector<double>& scores, const std::vector<int>& labels)
     check_same_length("pr_auc", scores, labels);
     check_binary_labels("pr_auc", labels);
     const double positives = std::accumulate(labels.begin(), labels.end(), 0.0);
-    if (positives == 0) return kNaN;
+    if (positives == 0 || any_nan(scores)) return kNaN;
     const auto order = order_by_descending_score(scores);
     double tp = 0, seen = 0, recall_before = 0, ap = 0;
     std::size_t start = 0;

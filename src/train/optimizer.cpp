@@ -47,6 +47,25 @@ void AdamT<T>::step() {
     }
 }
 
+template <class T>
+void AdamT<T>::set_state(AdamStateT<T> s) {
+    if (s.t < 0) throw ShapeError("adam: step count must be >= 0, got " + std::to_string(s.t));
+    if (s.m.size() != params_.size() || s.v.size() != params_.size())
+        throw ShapeError("adam: state has " + std::to_string(s.m.size()) + " first and " + std::to_string(s.v.size()) +
+                         " second moments, expected one per parameter (" + std::to_string(params_.size()) + ")");
+    for (std::size_t k = 0; k < params_.size(); ++k) {
+        const auto& p = params_[k]->value;
+        for (const MatrixT<T>* moment : {&s.m[k], &s.v[k]})
+            if (moment->rows() != p.rows() || moment->cols() != p.cols())
+                throw ShapeError("adam: moment of '" + params_[k]->name + "' is " + std::to_string(moment->rows()) + "x" +
+                                 std::to_string(moment->cols()) + ", the parameter " + std::to_string(p.rows()) + "x" +
+                                 std::to_string(p.cols()));
+    }
+    t_ = s.t;
+    m_ = std::move(s.m);
+    v_ = std::move(s.v);
+}
+
 template class AdamT<float>;
 template class AdamT<double>;
 

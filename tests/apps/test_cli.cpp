@@ -217,7 +217,7 @@ TEST_CASE("predict writes one row of class probabilities per node, in input orde
     require_no_output(dir.file("q.csv"));
 }
 
-TEST_CASE("the same seed gives the same model and predictions with 1 and 2 threads", "[cli]") {
+TEST_CASE("the same seed gives the same model and predictions with 1 and 2 threads", "[cli][determinism]") {
     TempDir dir;
     const std::string data = generate(dir);
     const std::string split = write_split(dir, 300);

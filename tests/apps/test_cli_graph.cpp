@@ -569,7 +569,7 @@ TEST_CASE("graph train: scaffold, stratified and k-fold splits, and the fingerpr
     }
 }
 
-TEST_CASE("graph train: the same seed gives the same model and predictions with 1 and 2 threads", "[cli][graph]") {
+TEST_CASE("graph train: the same seed gives the same model and predictions with 1 and 2 threads", "[cli][graph][determinism]") {
     TempDir dir;
     const std::string data = write_molecules(dir);
     std::string args = kTiny;

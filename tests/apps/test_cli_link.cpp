@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 #include <string>
@@ -208,7 +209,7 @@ TEST_CASE("gatkit train --task link: node inputs degree and lap:K work", "[cli][
     CHECK(has(bad.err, "no node features"));
 }
 
-TEST_CASE("gatkit link training: same seed, same model file and scores with 1 and 2 threads", "[cli][link][threads]") {
+TEST_CASE("gatkit link training: same seed, same model file and scores with 1 and 2 threads", "[cli][link][threads][determinism]") {
     TempDir dir;
     const std::string data = dir.write("net.txt", cliques().snap);
     const std::string pairs = dir.write("p.txt", "u0_0 u0_1\nu0_0 u3_3\nu5_6 u1_2\n");
@@ -280,4 +281,59 @@ TEST_CASE("gatkit link and edge tasks take the attention family (--conv, --mask,
     const CliResult bad = run_gatkit("train --task link --data " + data + " --out " + dir.file("m.gatkit") + kSmall + " --pe lap:3");
     CHECK(bad.exit_code == 1);  // the default embedding input takes no PE
     CHECK(has(bad.err, "--pe lap:3"));
+}
+
+TEST_CASE("gatkit predict --attention on link models writes alpha over the whole network, keyed by node ids", "[cli][link][attention]") {
+    TempDir dir;
+    const Network net = cliques();
+    const std::string data = dir.write("net.txt", net.snap);
+    // Structural inputs (rebuilt from the model file's network) and node features (from --feature-file).
+    std::string features = "id,f0,f1\n";
+    for (int c = 0; c < 6; ++c)
+        for (int k = 0; k < 7; ++k) features += "u" + std::to_string(c) + "_" + std::to_string(k) + "," + std::to_string(c) + "," + std::to_string(k) + "\n";
+    const std::string feature_file = dir.write("features.csv", features);
+    const std::map<std::string, std::string> variants = {{"degree", " --node-features degree"},
+                                                         {"embedding", " --node-features embedding:8"},
+                                                         {"features", " --feature-file " + feature_file}};
+    for (const auto& [name, flags] : variants) {
+        CAPTURE(name);
+        const std::string model = dir.file(name + ".gatkit");
+        REQUIRE(run_gatkit("train --task link --data " + data + " --out " + model + flags + kSmall).exit_code == 0);
+        const std::string att = dir.file(name + ".att.csv");
+        const std::string extra = name == "features" ? " --feature-file " + feature_file : "";
+        const CliResult r = run_gatkit("predict --model " + model + " --attention " + att + extra);
+        REQUIRE(r.exit_code == 0);
+        const auto lines = lines_of(read_text(att));
+        REQUIRE(lines.front() == "layer,head,src,dst,self_loop,alpha");
+        std::map<std::string, double> sums;  // per layer, head and destination
+        std::set<std::string> layer_heads;
+        bool saw_bridge = false;
+        for (std::size_t k = 1; k < lines.size(); ++k) {
+            std::vector<std::string> f;
+            std::stringstream ss(lines[k]);
+            for (std::string x; std::getline(ss, x, ',');) f.push_back(x);
+            REQUIRE(f.size() == 6);
+            sums[f[0] + "/" + f[1] + "/" + f[3]] += std::stod(f[5]);
+            layer_heads.insert(f[0] + "/" + f[1]);
+            if (f[2] == "u0_0" && f[3] == "u1_1") saw_bridge = true;  // a known edge, by the user's ids
+            if (f[4] == "0") CHECK(net.edges.count({f[2], f[3]}) == 1);
+        }
+        CHECK(saw_bridge);
+        // Layer 0 has 2 heads, the output layer its own; each (layer, head): every edge both ways
+        // plus one self-loop per node (42 nodes, 6 × 21 clique edges + 12 bridges).
+        CHECK(layer_heads.count("0/0") == 1);
+        CHECK(layer_heads.count("0/1") == 1);
+        CHECK(layer_heads.count("1/0") == 1);
+        CHECK(lines.size() - 1 == layer_heads.size() * (2 * (6 * 21 + 12) + 42));
+        CHECK(sums.size() == layer_heads.size() * 42);
+        for (const auto& [key, sum] : sums) CHECK(sum == Approx(1.0).margin(1e-4));
+    }
+    // Features models need their features; heuristics have no attention.
+    const CliResult missing = run_gatkit("predict --model " + dir.file("features.gatkit") + " --attention " + dir.file("x.csv"));
+    CHECK(missing.exit_code == 1);
+    CHECK(has(missing.err, "--feature-file"));
+    REQUIRE(run_gatkit("train --task link --model-type heuristic:jaccard --data " + data + " --out " + dir.file("h.gatkit")).exit_code == 0);
+    const CliResult heuristic = run_gatkit("predict --model " + dir.file("h.gatkit") + " --attention " + dir.file("x.csv"));
+    CHECK(heuristic.exit_code == 1);
+    CHECK(has(heuristic.err, "heuristic"));
 }

@@ -54,3 +54,28 @@ TEST_CASE("parse_smiles: empty input", "[chem]") {
     CHECK_THROWS_AS(chem::parse_smiles(""), ParseError);
     CHECK_THROWS_WITH(chem::parse_smiles(""), Catch::Contains("SMILES ''"));
 }
+
+TEST_CASE("parse_smiles: a SMILES longer than kMaxSmilesLength is refused by its length; messages are clipped",
+          "[chem][edge-cases]") {
+    // 10 MB of carbons: RDKit would take hours (its CIP ranking is steeply superlinear on chains)
+    const std::string huge(10 * 1024 * 1024, 'C');
+    try {
+        chem::parse_smiles(huge);
+        FAIL("no ParseError");
+    } catch (const ParseError& e) {
+        const std::string what = e.what();
+        CHECK_THAT(what, Catch::Contains("10485760 characters long, more than the 100000 gatkit reads"));
+        CHECK(what.size() < 300);
+    }
+    // just under the cap, and invalid: RDKit's reason with the SMILES clipped to 200 characters
+    const std::string invalid = std::string(chem::kMaxSmilesLength - 1, 'C') + "(";
+    REQUIRE(invalid.size() == chem::kMaxSmilesLength);
+    try {
+        chem::parse_smiles(invalid);
+        FAIL("no ParseError");
+    } catch (const ParseError& e) {
+        const std::string what = e.what();
+        CHECK_THAT(what, Catch::StartsWith("SMILES 'CCCC") && Catch::Contains("...' rejected by RDKit: "));
+        CHECK(what.size() < 1000);
+    }
+}

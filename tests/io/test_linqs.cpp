@@ -187,6 +187,18 @@ TEST_CASE("load_linqs: errors name the file, the line and the value", "[io][linq
     }
 }
 
+TEST_CASE("load_linqs: NaN, Inf and values beyond float are rejected with file:line, column and value", "[io][linqs][edge-cases]") {
+    TempDir dir;
+    for (const std::string v : {"nan", "NaN", "inf", "-Infinity", "1e39"}) {
+        CAPTURE(v);
+        dir.write("x.content", "p1 1 0 A\np2 0 " + v + " B\n");
+        dir.write("x.cites", "p1 p2\n");
+        CHECK_THROWS_AS(load_linqs(dir.file("x")), ParseError);
+        CHECK_THROWS_WITH(load_linqs(dir.file("x")), Catch::Contains("x.content:2") && Catch::Contains("column 3") &&
+                                                         Catch::Contains("'" + v + "'") && Catch::Contains("not a finite number"));
+    }
+}
+
 TEST_CASE("write_linqs then load_linqs gives the same data set", "[io][linqs]") {
     TempDir dir;
     SECTION("hand-written") {

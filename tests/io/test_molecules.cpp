@@ -237,6 +237,38 @@ TEST_CASE("molecules: file errors", "[io][molecules]") {
     }
 }
 
+TEST_CASE("molecules: empty and header-only files in every format, one-atom molecules, a 10 MB cell", "[io][molecules][edge-cases]") {
+    TempDir dir;
+    SECTION("empty files and header-only files name the file and say it has no data") {
+        CHECK_THAT(error_of([&] { load_molecules(dir.write("empty.csv", "")); }), Catch::Contains("empty.csv: file is empty"));
+        CHECK_THAT(error_of([&] { load_molecules(dir.write("header.csv", "smiles,y\n")); }),
+                   Catch::Contains("header.csv: no valid molecule in 0 rows (the file has no data)"));
+        CHECK_THAT(error_of([&] { load_molecules(dir.write("empty.smi", "")); }), Catch::Contains("empty.smi: no valid molecule in 0 rows"));
+        CHECK_THAT(error_of([&] { load_molecules(dir.write("header.smi", "smiles name\n")); }), Catch::Contains("header.smi: no valid molecule"));
+        CHECK_THAT(error_of([&] { load_molecules(dir.write("empty.sdf", "")); }), Catch::Contains("empty.sdf: no valid molecule in 0 records"));
+    }
+    SECTION("one-atom molecules have one node, no edges and a 0-row edge feature block") {
+        const MoleculeTable t = load_molecules(dir.write("one.csv", "smiles,y\nC,1\n[Na+],0\n[He],1\n"), {.target_columns = {"y"}});
+        REQUIRE(t.data.size() == 3);
+        for (const auto& g : t.data.graphs) {
+            CHECK(g.graph.num_nodes() == 1);
+            CHECK(g.graph.num_edges() == 0);
+            CHECK(g.edge_attr.rows() == 0);
+            CHECK(g.x.allFinite());
+        }
+    }
+    SECTION("a 10 MB cell is one skipped row with a short reason; the rows after it are read") {
+        const std::string path = dir.write("big.csv", "smiles,y\nCCO,1\n" + std::string(10 * 1024 * 1024, 'C') + ",0\nCCN,1\n");
+        const MoleculeTable t = load_molecules(path, {.target_columns = {"y"}});
+        CHECK(t.data.size() == 2);
+        REQUIRE(t.data.report.n_skipped() == 1);
+        CHECK(t.data.report.skipped[0].line == 3);
+        CHECK_THAT(t.data.report.skipped[0].reason, Catch::Contains("characters long"));
+        CHECK(t.data.report.skipped[0].reason.size() < 500);
+        CHECK(t.data.report.skipped[0].text.size() < 200);
+    }
+}
+
 TEST_CASE("molecules: .smi files", "[io][molecules]") {
     TempDir dir;
     const std::string path = dir.write("list.smi",

@@ -6,6 +6,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -167,6 +168,54 @@ TEST_CASE("tu: errors name the file, the line and the value", "[io][tu]") {
         CHECK_THROWS_AS(load_tu(folder), IoError);
         CHECK_THAT(error_of(folder), Catch::Contains("TOY_graph_labels.txt"));
         CHECK_THROWS_AS(load_tu(dir.file("NOPE")), IoError);
+    }
+}
+
+TEST_CASE("tu: integers beyond 64 bits, huge labels, repeated edges and empty files", "[io][tu][edge-cases]") {
+    TempDir dir;
+    ToyFiles files;
+    SECTION("a node id or graph id beyond 64 bits is a clear error, not 'not an integer'") {
+        files.a = "2, 1\n1, 99999999999999999999999\n";
+        CHECK_THAT(error_of(write_toy(dir, files, false)), Catch::Contains("TOY_A.txt:2") && Catch::Contains("'99999999999999999999999'") &&
+                                                                  Catch::Contains("out of range") && Catch::Contains("9223372036854775807"));
+        files = ToyFiles{};
+        files.graph_indicator = "1\n1\n1\n2\n18446744073709551617\n";
+        CHECK_THAT(error_of(write_toy(dir, files, false)), Catch::Contains("TOY_graph_indicator.txt:5") && Catch::Contains("out of range"));
+    }
+    SECTION("a node or edge label above 9999 (a one-hot column each) is refused, not allocated") {
+        files.node_labels = "0\n1\n123456789012\n0\n0\n";
+        CHECK_THAT(error_of(write_toy(dir, files)), Catch::Contains("TOY_node_labels.txt:3") && Catch::Contains("'123456789012'") &&
+                                                       Catch::Contains("larger than 9999"));
+        files = ToyFiles{};
+        files.edge_labels = "0\n1\n2\n10000\n4\n5\n";
+        CHECK_THAT(error_of(write_toy(dir, files)), Catch::Contains("TOY_edge_labels.txt:4") && Catch::Contains("larger than 9999"));
+        files = ToyFiles{};
+        files.node_labels = "0\n1\n9999\n0\n0\n";
+        CHECK(load_tu(write_toy(dir, files)).graphs[0].x.cols() == 10000 + 2);  // 9999 itself is fine
+    }
+    SECTION("a repeated line in A.txt stays a parallel edge, with a note; self-loops are dropped with a note") {
+        files.a = "2, 1\n1, 2\n1, 2\n3, 2\n2, 3\n5, 4\n4, 5\n3, 3\n";
+        files.edge_labels = "0\n1\n2\n3\n4\n5\n6\n7\n";
+        const GraphDataset ds = load_tu(write_toy(dir, files));
+        CHECK(ds.graphs[0].graph.num_edges() == 5);
+        CHECK(ds.graphs[0].edge_attr.rows() == 5);
+        const auto& notes = ds.report.notes;
+        CHECK(std::any_of(notes.begin(), notes.end(), [](const std::string& n) { return n.find("1 repeated edges") != std::string::npos; }));
+        CHECK(std::any_of(notes.begin(), notes.end(), [](const std::string& n) { return n.find("1 self-loops") != std::string::npos; }));
+    }
+    SECTION("graphs without edges (an empty A.txt) load: every node is isolated") {
+        files.a = "";
+        const GraphDataset ds = load_tu(write_toy(dir, files, false));
+        REQUIRE(ds.size() == 2);
+        CHECK(ds.graphs[0].graph.num_edges() == 0);
+        CHECK(ds.graphs[0].graph.num_nodes() == 3);
+    }
+    SECTION("an empty graph_indicator or graph_labels file is an error naming it") {
+        files.graph_indicator = "";
+        CHECK_THAT(error_of(write_toy(dir, files, false)), Catch::Contains("TOY_graph_indicator.txt: file is empty"));
+        files = ToyFiles{};
+        files.graph_labels = "";
+        CHECK_THAT(error_of(write_toy(dir, files, false)), Catch::Contains("TOY_graph_labels.txt has 0 lines"));
     }
 }
 

@@ -68,6 +68,11 @@ struct NetworkDataset {
 NetworkDataset load_network(const std::string& edges_path, const NetworkOptions& options = {},
                             const std::string& features_path = "", const std::string& labels_path = "");
 
+// Reads a feature file (header id,f1,...; one row per node) into ds.features, as load_network
+// does: ids not yet in ds are added as isolated nodes (noted in ds.report), every node needs a
+// row, values must be finite; ParseError naming file:line:value otherwise.
+void read_node_features(const std::string& path, NetworkDataset& ds);
+
 // A LINQS/node data set (e.g. Cora) seen as a network: same ids, features, node labels,
 // undirected unique edges (in the graph's edge-id order).
 NetworkDataset network_from_nodes(const NodeDataset& data);

@@ -29,6 +29,8 @@ struct ModelConfig {
     bool residual = false;
     bool add_self_loops = true;
     Activation activation = Activation::elu;  // after each hidden attention layer
+    bool root_weight = true;        // conv transformer: the skip W_r x_i added to the attention output (PyG root_weight)
+    bool beta = false;              // conv transformer: a learned gate between the skip and the attention output (PyG beta)
 
     // Graph task: attention layers (all hidden, heads concatenated) → readout → MLP head.
     int edge_dim = 0;               // bond/edge feature width entering the attention score

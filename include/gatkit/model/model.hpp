@@ -32,6 +32,11 @@
 
 namespace gatkit {
 
+// The options of one attention layer of a model (Model and LinkModel): a plain output layer
+// averages its heads (concat off) and is never a transformer block.
+AttentionOptions layer_options(const ModelConfig& config, Eigen::Index in, Eigen::Index out, Eigen::Index heads, bool plain_output,
+                               Eigen::Index edge_dim);
+
 class Model {
 public:
     // Builds the layers and initialises their weights from `seed`.

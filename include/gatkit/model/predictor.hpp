@@ -94,7 +94,8 @@ public:
     Predictions predict_molecules(const std::vector<const RDKit::ROMol*>& molecules);
     // Graphs already featurised, e.g. load_molecules(path).data or load_tu(path) (positional
     // encodings are added here when the model uses them; do not add them yourself). Fingerprint
-    // models need data.smiles.
+    // models need data.smiles. With a full mask, a graph above the model's max_full_nodes is an
+    // error row (here and in predict_smiles / predict_molecules), not a failure of the call.
     Predictions predict(const GraphDataset& data);
     // The pooled graph vector (the readout's output, the MLP head's input) of each SMILES:
     // rows × C, NaN rows for invalid ones (their reasons in *errors when given).

@@ -4,8 +4,9 @@
 //   x̂_ic = (x_ic − μ_i) / sqrt(σ²_i + eps),  y_ic = γ_c x̂_ic + β_c
 //
 // Parameters "<name>.weight" (γ, 1×W, ones) and "<name>.bias" (β, 1×W, zeros). The variance is
-// computed from centred values (two passes), the stable form. Cost O(N·W); the cache keeps x̂
-// and 1/σ per row.
+// computed from centred values (two passes), the stable form; a row whose sum or squares would
+// overflow (finite |x| ≳ 1e19 in float) is normalised after dividing it by its largest magnitude,
+// so x̂ stays right instead of collapsing to 0. Cost O(N·W); the cache keeps x̂ and 1/σ per row.
 #pragma once
 
 #include "gatkit/core/parameter.hpp"

@@ -90,6 +90,8 @@ Matrix random_walk_pe(const Graph& graph, int k);
 // The encoding a spec names, for a graph: "lap:K" → laplacian_pe(graph, {.k = K}).vectors,
 // "rw:K" → random_walk_pe(graph, K). Anything else: ConfigError.
 Matrix positional_encoding(const Graph& graph, const std::string& spec);
+// x with the encoding `spec` of its graph appended as its last columns ("none": x unchanged).
+Matrix with_positional_encoding(const Graph& graph, Matrix x, const std::string& spec);
 
 // Random sign flips of the last k columns only (the Laplacian PE columns appended to features).
 void random_sign_flip_last(Matrix& x, Eigen::Index k, Rng& rng);

@@ -14,6 +14,7 @@
 
 #include "gatkit/io/dataset.hpp"
 #include "gatkit/model/model.hpp"
+#include "gatkit/train/checkpoint.hpp"
 #include "gatkit/train/optimizer.hpp"
 #include "gatkit/train/split.hpp"
 
@@ -32,6 +33,8 @@ struct GraphTrainOptions {
     std::uint64_t seed = 0;  // shuffling and dropout
     // Applied to each training batch's node matrix (e.g. random sign flips of Laplacian PEs).
     std::function<void(Matrix&, Rng&)> augment;
+    // Periodic checkpoints, resuming, and stopping between batches (train/checkpoint.hpp).
+    CheckpointOptions checkpoint;
 };
 
 struct GraphEpochStats {

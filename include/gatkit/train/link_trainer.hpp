@@ -13,6 +13,7 @@
 #pragma once
 
 #include "gatkit/model/link_model.hpp"
+#include "gatkit/train/checkpoint.hpp"
 #include "gatkit/train/link_split.hpp"
 #include "gatkit/train/optimizer.hpp"
 
@@ -23,6 +24,7 @@
 namespace gatkit {
 
 // roc_auc, pr_auc (average precision), hits@20, hits@50, hits@100 (shared negatives, OGB rule), mrr.
+// All NaN when a score is NaN (a ranking of NaN is undefined).
 std::map<std::string, double> link_metrics(const std::vector<double>& pos_scores, const std::vector<double>& neg_scores);
 
 struct LinkTrainOptions {
@@ -32,6 +34,8 @@ struct LinkTrainOptions {
     std::uint64_t seed = 0;  // negatives, dropout, augmentation
     // Applied to a copy of the input each training epoch (e.g. random sign flips of Laplacian PEs).
     std::function<void(Matrix&, Rng&)> augment;
+    // Periodic checkpoints, resuming, and stopping between epochs (train/checkpoint.hpp).
+    CheckpointOptions checkpoint;
 };
 
 struct LinkEpochStats {

@@ -16,7 +16,8 @@ struct LossResult {
 // Softmax cross-entropy over the rows listed in `rows` (a node mask):
 //   loss = -(1/|rows|) Σ_{i ∈ rows} log softmax(logits_i)[labels_i]
 //   dlogits_i = (softmax(logits_i) - onehot(labels_i)) / |rows|
-// log-softmax uses the log-sum-exp form (row max subtracted), so logits of ±1e4 are fine.
+// log-softmax uses the log-sum-exp form on the shifted logits z − max(z) (the max is never added
+// back, which would round log Σ away), so logits of ±1e4 or −1e30 give the right finite value.
 template <class T>
 LossResult<T> softmax_cross_entropy(const MatrixT<T>& logits, const std::vector<int>& labels, const std::vector<NodeId>& rows);
 

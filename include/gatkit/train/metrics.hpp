@@ -22,12 +22,13 @@ double accuracy(const std::vector<int>& predicted, const std::vector<int>& label
 // Area under the ROC curve = sklearn roc_auc_score. Computed as the Mann–Whitney statistic with
 // tied scores given their average rank, which is exactly the trapezoidal area sklearn reports.
 // Returns NaN when only one class is present (sklearn raises): the value is undefined there, and
-// NaN lets a multi-task mean skip that task.  O(n log n).
+// NaN lets a multi-task mean skip that task. A NaN score has no rank: NaN.  O(n log n).
 double roc_auc(const std::vector<double>& scores, const std::vector<int>& labels);
 
 // Average precision = sklearn average_precision_score: sum over distinct score thresholds
 // (descending) of (R_k - R_{k-1}) * P_k, tied scores forming one threshold. Returns NaN when no
-// label is positive (sklearn 1.2 warns and returns 0; the value is undefined). O(n log n).
+// label is positive (sklearn 1.2 warns and returns 0; the value is undefined), or when a score
+// is NaN. O(n log n).
 double pr_auc(const std::vector<double>& scores, const std::vector<int>& labels);
 
 // Hard predictions for the binary metrics below: score > threshold is class 1 (the rule of

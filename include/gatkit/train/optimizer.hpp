@@ -22,6 +22,15 @@ struct AdamOptions {
     bool decoupled = false;  // true: AdamW
 };
 
+// What Adam carries from one step to the next: the step count t and the moments m and v (one
+// matrix per parameter, in the parameter list's order). Saved in checkpoints
+// (train/checkpoint.hpp) so a resumed run takes exactly the steps an uninterrupted one would.
+template <class T>
+struct AdamStateT {
+    long t = 0;
+    std::vector<MatrixT<T>> m, v;
+};
+
 template <class T>
 class AdamT {
 public:
@@ -30,6 +39,9 @@ public:
     void zero_grad() { zero_grads(params_); }
     long steps() const { return t_; }
     const AdamOptions& options() const { return options_; }
+    AdamStateT<T> state() const { return {t_, m_, v_}; }
+    // ShapeError unless the state has one m and one v of each parameter's shape, and t >= 0.
+    void set_state(AdamStateT<T> state);
 
 private:
     ParameterList<T> params_;
@@ -39,5 +51,6 @@ private:
 };
 
 using Adam = AdamT<float>;
+using AdamState = AdamStateT<float>;
 
 }  // namespace gatkit

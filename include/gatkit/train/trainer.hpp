@@ -11,6 +11,7 @@
 
 #include "gatkit/io/dataset.hpp"
 #include "gatkit/model/model.hpp"
+#include "gatkit/train/checkpoint.hpp"
 #include "gatkit/train/optimizer.hpp"
 #include "gatkit/train/split.hpp"
 
@@ -25,6 +26,8 @@ struct NodeTrainOptions {
     std::uint64_t seed = 0;  // dropout stream
     // Applied to a copy of the features each training epoch (e.g. Laplacian PE sign flips).
     std::function<void(Matrix&, Rng&)> augment;
+    // Periodic checkpoints, resuming, and stopping between epochs (train/checkpoint.hpp).
+    CheckpointOptions checkpoint;
 };
 
 struct EpochStats {

@@ -1,0 +1,141 @@
+#include "checkpointing.hpp"
+
+#include "common.hpp"
+
+#include "gatkit/core/error.hpp"
+
+#include <charconv>
+#include <csignal>
+#include <filesystem>
+#include <iostream>
+
+namespace gatkit::cli {
+
+namespace {
+
+// Lock-free, so the handler may touch it (async-signal-safe).
+std::atomic<bool> g_stop{false};
+static_assert(std::atomic<bool>::is_always_lock_free);
+volatile std::sig_atomic_t g_signal = 0;
+
+extern "C" void on_stop_signal(int sig) {
+    if (g_stop.exchange(true)) {
+        // The second signal: the default action (end the process) now. The signal is blocked
+        // while its handler runs, so raise() delivers it on return.
+        std::signal(sig, SIG_DFL);
+        std::raise(sig);
+        return;
+    }
+    g_signal = sig;
+}
+
+struct sigaction g_previous[2];
+constexpr int kSignals[2] = {SIGINT, SIGTERM};
+
+std::string number(double v) {
+    char buf[32];
+    const auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::general);  // shortest: 0.005, 0.0005
+    return std::string(buf, r.ptr);
+}
+
+// Absolute paths, so that the same file given from another folder still matches.
+std::string absolute(const std::string& path) {
+    if (path.empty()) return path;
+    std::error_code ec;
+    const auto p = std::filesystem::weakly_canonical(std::filesystem::absolute(path, ec), ec);
+    return ec ? path : p.string();
+}
+
+}  // namespace
+
+const std::atomic<bool>* stop_flag() { return &g_stop; }
+int stop_signal() { return g_signal; }
+
+StopOnSignals::StopOnSignals() {
+    g_stop = false;
+    g_signal = 0;
+    struct sigaction action {};
+    action.sa_handler = on_stop_signal;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESTART;  // reads and writes in progress carry on
+    for (int k = 0; k < 2; ++k) sigaction(kSignals[k], &action, &g_previous[k]);
+}
+
+StopOnSignals::~StopOnSignals() {
+    for (int k = 0; k < 2; ++k) sigaction(kSignals[k], &g_previous[k], nullptr);
+}
+
+std::string checkpoint_path(const TrainArgs& a) { return a.checkpoint.empty() ? a.out + ".ckpt" : a.checkpoint; }
+
+std::map<std::string, std::string> run_identity(const TrainArgs& a, const AdamOptions& adam, int batch_size) {
+    std::string targets;
+    for (const auto& t : a.target_columns) targets += (targets.empty() ? "" : ",") + t;
+    std::map<std::string, std::string> run = {{"--task", a.task},
+                                              {"--data", absolute(a.data)},
+                                              {"--format", a.format},
+                                              {"--seed", std::to_string(a.seed)},
+                                              {"--split", a.split},
+                                              {"--split-sizes", a.split_sizes},
+                                              {"--split-file", absolute(a.split_file)},
+                                              {"--split-column", a.split_column},
+                                              {"--feature-file", absolute(a.feature_file)},
+                                              {"--label-file", absolute(a.label_file)},
+                                              {"--directed", a.directed ? "yes" : "no"},
+                                              {"--node-features", a.node_features},
+                                              {"--target-columns", targets},
+                                              {"--smiles-column", a.smiles_column},
+                                              {"--target-type", a.target_type},
+                                              {"--on-invalid", a.on_invalid},
+                                              {"--lr", number(adam.lr)},
+                                              {"--weight-decay", number(adam.weight_decay)},
+                                              {"--optimizer", adam.decoupled ? "adamw" : "adam"}};
+    if (batch_size > 0) run["--batch-size"] = std::to_string(batch_size);
+    return run;
+}
+
+RunCheckpoints::RunCheckpoints(const TrainArgs& a) : path_(checkpoint_path(a)), resume_path_(a.resume), every_(a.checkpoint_every) {
+    if (resume_path_.empty()) return;
+    try {
+        resume_ = load_checkpoint(resume_path_);
+    } catch (const IoError& e) {
+        throw UserError(std::string("--resume: ") + e.what());
+    } catch (const ParseError& e) {
+        throw UserError(std::string("--resume: ") + e.what(), "use an earlier checkpoint, or start afresh without --resume");
+    }
+}
+
+void RunCheckpoints::attach(CheckpointOptions& o, const ModelConfig& config, const ModelInfo& info, const ParameterList<float>& params,
+                            std::map<std::string, std::string> run) {
+    if (resume_) {
+        try {
+            check_resume(*resume_, resume_path_, config, params, run);
+        } catch (const ConfigError& e) {
+            throw UserError(std::string("--resume: ") + e.what());
+        }
+        o.resume_from = &resume_->state;
+    }
+    std::vector<std::string> names;
+    for (const auto* p : params) names.push_back(p->name);
+    o.every = every_;
+    o.stop = stop_flag();
+    o.save = [path = path_, config, info, names = std::move(names), run = std::move(run)](const TrainState& state) {
+        save_checkpoint(path, Checkpoint{config, info, run, names, state});
+    };
+}
+
+int report_interrupted(const TrainingInterrupted& e, const TrainArgs& a) {
+    const int sig = stop_signal();
+    const char* name = sig == SIGTERM ? "SIGTERM" : "SIGINT";
+    std::cerr << "gatkit: interrupted by " << name << " after epoch " << e.epochs_completed;
+    if (e.batch_start > 0) std::cerr << " (and " << e.batch_start << " training graphs of epoch " << e.epochs_completed + 1 << ")";
+    if (e.saved) {
+        const std::string path = checkpoint_path(a);
+        std::cerr << "; checkpoint written to " << path << "\n"
+                  << "hint: continue with the same command and --resume " << path << "\n";
+    } else {
+        std::cerr << "; no checkpoint written (k-fold runs keep none)\n";
+    }
+    return 128 + (sig == SIGTERM ? SIGTERM : SIGINT);
+}
+
+}  // namespace gatkit::cli

@@ -1,0 +1,242 @@
+#include "gatkit/train/checkpoint.hpp"
+
+#include "../model/safetensors_io.hpp"
+#include "gatkit/io/atomic_file.hpp"
+
+#include <cmath>
+#include <limits>
+
+namespace gatkit {
+
+using nlohmann::json;
+
+TrainingInterrupted::TrainingInterrupted(int epochs, std::size_t batch, bool was_saved)
+    : Error("training stopped after " + std::to_string(epochs) + (epochs == 1 ? " epoch" : " epochs") +
+            (batch > 0 ? " and " + std::to_string(batch) + " graphs of the next" : std::string()) +
+            (was_saved ? " (checkpoint written)" : " (no checkpoint)")),
+      epochs_completed(epochs),
+      batch_start(batch),
+      saved(was_saved) {}
+
+namespace {
+
+constexpr const char* kFormat = "gatkit-checkpoint";
+
+// Doubles in the state JSON: numbers when finite (nlohmann writes the shortest text that reads
+// back to the same double), else "nan", "inf" or "-inf" (JSON has no such numbers).
+json number(double v) {
+    if (std::isfinite(v)) return v;
+    return std::isnan(v) ? "nan" : v > 0 ? "inf" : "-inf";
+}
+
+double number_from(const json& j) {
+    if (j.is_number()) return j.get<double>();
+    const std::string s = j.get<std::string>();
+    if (s == "nan") return std::numeric_limits<double>::quiet_NaN();
+    if (s == "inf") return std::numeric_limits<double>::infinity();
+    if (s == "-inf") return -std::numeric_limits<double>::infinity();
+    throw ConfigError("expected a number, 'nan', 'inf' or '-inf', got '" + s + "'");
+}
+
+// FNV-1a over the tensor bytes: a damaged file (a flipped or lost byte that leaves the header
+// readable) is refused instead of resuming from wrong weights.
+std::string data_hash(const char* data, std::size_t size) {
+    std::uint64_t h = 0xcbf29ce484222325ULL;
+    for (std::size_t k = 0; k < size; ++k) {
+        h ^= static_cast<unsigned char>(data[k]);
+        h *= 0x100000001b3ULL;
+    }
+    return std::to_string(h);
+}
+
+std::string shape_text(const Matrix& m) { return "[" + std::to_string(m.rows()) + "," + std::to_string(m.cols()) + "]"; }
+
+}  // namespace
+
+void save_checkpoint(const std::string& path, const Checkpoint& c) {
+    const TrainState& s = c.state;
+    if (c.parameter_names.size() != s.weights.size())
+        throw ConfigError("save_checkpoint: " + std::to_string(c.parameter_names.size()) + " parameter names for " +
+                          std::to_string(s.weights.size()) + " weights");
+    std::vector<std::pair<std::string, const Matrix*>> named;
+    for (std::size_t k = 0; k < s.weights.size(); ++k) named.emplace_back("param." + c.parameter_names[k], &s.weights[k]);
+    for (std::size_t k = 0; k < s.best_weights.size(); ++k) named.emplace_back("best." + c.parameter_names[k], &s.best_weights[k]);
+    for (std::size_t k = 0; k < s.adam.m.size(); ++k) named.emplace_back("adam.m." + c.parameter_names[k], &s.adam.m[k]);
+    for (std::size_t k = 0; k < s.adam.v.size(); ++k) named.emplace_back("adam.v." + c.parameter_names[k], &s.adam.v[k]);
+    std::vector<detail::TensorRef> tensors = detail::float_tensors(named);
+    MatrixT<std::int32_t> order(static_cast<Eigen::Index>(s.order.size()), 1);
+    for (std::size_t k = 0; k < s.order.size(); ++k) {
+        if (s.order[k] > static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()))
+            throw ConfigError("save_checkpoint: training order entry " + std::to_string(s.order[k]) + " does not fit in 32 bits");
+        order(static_cast<Eigen::Index>(k), 0) = static_cast<std::int32_t>(s.order[k]);
+    }
+    if (!s.order.empty()) tensors.push_back({"train.order", "I32", order.rows(), 1, order.data()});
+
+    json state = {{"epoch", s.epoch},
+                  {"best_epoch", s.best_epoch},
+                  {"since_best", s.since_best},
+                  {"best_score", number(s.best_score)},
+                  {"best_loss", number(s.best_loss)},
+                  {"rng", std::to_string(s.rng)},  // 64 bits: a string, as many JSON readers keep 53
+                  {"adam_t", s.adam.t},
+                  {"parameters", c.parameter_names},
+                  {"has_best", !s.best_weights.empty()},
+                  {"batch_start", s.batch_start},
+                  {"epoch_loss_sum", number(s.epoch_loss_sum)},
+                  {"epoch_batches", s.epoch_batches},
+                  {"epoch_seconds", s.epoch_seconds},
+                  {"train_seconds", s.train_seconds}};
+    json run = json::object();
+    for (const auto& [k, v] : c.run) run[k] = v;
+    json meta = {{"format", kFormat},
+                 {"format_version", std::to_string(kCheckpointFormatVersion)},
+                 {"model_type", "gat"},
+                 {"config", detail::config_to_json(c.config).dump()},
+                 {"info", detail::info_to_json(c.info).dump()},
+                 {"run", run.dump()},
+                 {"state", state.dump()}};
+    // The hash covers the data section, which safetensors_bytes lays out in tensor order.
+    std::string data;
+    for (const auto& t : tensors) data.append(static_cast<const char*>(t.data), static_cast<std::size_t>(t.rows * t.cols) * 4);
+    meta["data_hash"] = data_hash(data.data(), data.size());
+    write_file_atomically(path, detail::safetensors_bytes(tensors, meta));
+}
+
+Checkpoint load_checkpoint(const std::string& path) {
+    const detail::SafetensorsFile file("checkpoint", path);
+    const std::string format = file.meta_text("format");
+    if (format == "gatkit") throw file.bad("is a model file, not a training checkpoint (checkpoints are written by gatkit train --checkpoint-every or on Ctrl-C)");
+    if (format != kFormat) throw file.bad("not a gatkit checkpoint: a safetensors file without '" + std::string(kFormat) + "' metadata");
+    const std::string version = file.meta_text("format_version");
+    if (version != std::to_string(kCheckpointFormatVersion))
+        throw file.bad("unsupported checkpoint format version '" + version + "' (this gatkit reads version " +
+                       std::to_string(kCheckpointFormatVersion) + ")");
+    const std::string want_hash = file.meta_text("data_hash");
+    const std::string have_hash = data_hash(file.bytes.data() + file.data_start, file.bytes.size() - file.data_start);
+    if (want_hash != have_hash)
+        throw file.bad("damaged: the tensor data do not match the checksum in its header (data hash " + have_hash + ", expected " +
+                       want_hash + "); use an earlier checkpoint or start afresh");
+
+    Checkpoint c;
+    TrainState& s = c.state;
+    try {
+        c.config = detail::config_from_json(file.meta_json("config"));
+        c.config.validate();
+        c.info = detail::info_from_json(file.meta_json("info"));
+        const json run = file.meta_json("run");
+        for (const auto& [k, v] : run.items()) c.run[k] = v.get<std::string>();
+        const json state = file.meta_json("state");
+        s.epoch = state.at("epoch").get<int>();
+        s.best_epoch = state.at("best_epoch").get<int>();
+        s.since_best = state.at("since_best").get<int>();
+        s.best_score = number_from(state.at("best_score"));
+        s.best_loss = number_from(state.at("best_loss"));
+        s.rng = std::stoull(state.at("rng").get<std::string>());
+        s.adam.t = state.at("adam_t").get<long>();
+        c.parameter_names = state.at("parameters").get<std::vector<std::string>>();
+        const bool has_best = state.at("has_best").get<bool>();
+        s.batch_start = state.at("batch_start").get<std::size_t>();
+        s.epoch_loss_sum = number_from(state.at("epoch_loss_sum"));
+        s.epoch_batches = state.at("epoch_batches").get<int>();
+        s.epoch_seconds = state.at("epoch_seconds").get<std::vector<double>>();
+        s.train_seconds = state.at("train_seconds").get<double>();
+        if (s.epoch < 0 || s.best_epoch < 0 || s.best_epoch > s.epoch || s.since_best < 0 || s.adam.t < 0 || s.epoch_batches < 0)
+            throw file.bad("state is inconsistent: " + state.dump());
+        for (const auto& name : c.parameter_names) {
+            Matrix w;
+            file.read("param." + name, w);
+            Matrix m(w.rows(), w.cols()), v(w.rows(), w.cols());
+            file.read("adam.m." + name, m);
+            file.read("adam.v." + name, v);
+            if (has_best) {
+                Matrix b(w.rows(), w.cols());
+                file.read("best." + name, b);
+                s.best_weights.push_back(std::move(b));
+            }
+            s.weights.push_back(std::move(w));
+            s.adam.m.push_back(std::move(m));
+            s.adam.v.push_back(std::move(v));
+        }
+        if (file.has_tensor("train.order")) {
+            MatrixT<std::int32_t> order;
+            file.read("train.order", order);
+            for (Eigen::Index k = 0; k < order.size(); ++k) {
+                if (order.data()[k] < 0) throw file.bad("tensor 'train.order' holds " + std::to_string(order.data()[k]));
+                s.order.push_back(static_cast<std::size_t>(order.data()[k]));
+            }
+        }
+        if (s.batch_start > s.order.size())
+            throw file.bad("state is inconsistent: batch_start " + std::to_string(s.batch_start) + " beyond the " +
+                           std::to_string(s.order.size()) + " training graphs");
+    } catch (const json::exception& e) {
+        throw file.bad(std::string("metadata is incomplete or malformed: ") + e.what());
+    } catch (const std::logic_error& e) {  // std::stoull
+        throw file.bad(std::string("metadata is incomplete or malformed: ") + e.what());
+    } catch (const ConfigError& e) {
+        throw file.bad(e.what());
+    }
+    return c;
+}
+
+void check_resume(const Checkpoint& c, const std::string& path, const ModelConfig& config, const ParameterList<float>& params,
+                  const std::map<std::string, std::string>& run) {
+    const std::string where = "checkpoint '" + path + "'";
+    const std::string hint = " (resume with the options of the run that wrote it, or start afresh without --resume)";
+    const auto shown = [](const std::map<std::string, std::string>& m, const std::string& key) {
+        const auto it = m.find(key);
+        return it == m.end() ? std::string("(not given)") : it->second.empty() ? std::string("''") : it->second;
+    };
+    std::vector<std::string> keys;
+    for (const auto& [k, v] : c.run) keys.push_back(k);
+    for (const auto& [k, v] : run)
+        if (!c.run.count(k)) keys.push_back(k);
+    for (const auto& k : keys)
+        if (shown(c.run, k) != shown(run, k))
+            throw ConfigError(where + " was written by a run with " + k + " " + shown(c.run, k) + "; this run has " + k + " " +
+                              shown(run, k) + hint);
+    const json was = detail::config_to_json(c.config), now = detail::config_to_json(config);
+    for (const auto& [k, v] : now.items())
+        if (!was.contains(k) || was[k] != v)
+            throw ConfigError(where + " holds a model with " + k + " = " + (was.contains(k) ? was[k].dump() : "(none)") +
+                              "; this run builds one with " + k + " = " + v.dump() + hint);
+    if (c.parameter_names.size() != params.size())
+        throw ConfigError(where + " holds " + std::to_string(c.parameter_names.size()) + " parameters; this run's model has " +
+                          std::to_string(params.size()) + hint);
+    for (std::size_t k = 0; k < params.size(); ++k) {
+        const Matrix& w = c.state.weights[k];
+        if (c.parameter_names[k] != params[k]->name || w.rows() != params[k]->value.rows() || w.cols() != params[k]->value.cols())
+            throw ConfigError(where + ": parameter " + std::to_string(k) + " is '" + c.parameter_names[k] + "' " + shape_text(w) +
+                              "; this run's model has '" + params[k]->name + "' " + shape_text(params[k]->value) + hint);
+    }
+}
+
+TrainState capture_state(int epochs_completed, const ParameterList<float>& params, const AdamT<float>& adam, const Rng& rng) {
+    TrainState s;
+    s.epoch = epochs_completed;
+    s.rng = rng.state();
+    s.adam = adam.state();
+    for (const auto* p : params) s.weights.push_back(p->value);
+    return s;
+}
+
+void restore_state(const TrainState& s, const ParameterList<float>& params, AdamT<float>& adam, Rng& rng) {
+    if (s.weights.size() != params.size() || (!s.best_weights.empty() && s.best_weights.size() != params.size()))
+        throw ShapeError("resume: the state holds " + std::to_string(s.weights.size()) + " weights (" + std::to_string(s.best_weights.size()) +
+                         " kept), the model has " + std::to_string(params.size()) + " parameters");
+    for (std::size_t k = 0; k < params.size(); ++k) {
+        const Matrix& p = params[k]->value;
+        for (const Matrix* w : {&s.weights[k], s.best_weights.empty() ? &s.weights[k] : &s.best_weights[k]})
+            if (w->rows() != p.rows() || w->cols() != p.cols())
+                throw ShapeError("resume: weights of '" + params[k]->name + "' are " + shape_text(*w) + ", the parameter " + shape_text(p));
+    }
+    adam.set_state(s.adam);
+    for (std::size_t k = 0; k < params.size(); ++k) params[k]->value = s.weights[k];
+    rng.set_state(s.rng);
+}
+
+void interrupt_training(const CheckpointOptions& o, const TrainState& state) {
+    if (o.save) o.save(state);
+    throw TrainingInterrupted(state.epoch, state.batch_start, static_cast<bool>(o.save));
+}
+
+}  // namespace gatkit
