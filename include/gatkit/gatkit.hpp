@@ -37,6 +37,7 @@
 #include "gatkit/model/predictor.hpp"
 #include "gatkit/train/fit.hpp"
 #include "gatkit/train/graph_trainer.hpp"
+#include "gatkit/train/numerics.hpp"
 #include "gatkit/train/split.hpp"
 #include "gatkit/train/trainer.hpp"
 #include "gatkit/version.hpp"

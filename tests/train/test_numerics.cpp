@@ -70,6 +70,16 @@ TEST_CASE("DivergenceGuard: finite steps pass, a non-finite gradient names the p
         CHECK(p.middle.value == best[1]);
         CHECK(p.last.value == best[2]);
     }
+    SECTION("non-finite evaluation outputs after the step") {
+        guard.check_outputs(Matrix::Constant(2, 2, 3e38f), "validation outputs", {.epoch = 5});  // large is fine
+        Matrix out = Matrix::Zero(2, 2);
+        out(1, 0) = kNaN;
+        const TrainingDiverged e = diverged([&] { guard.check_outputs(out, "validation outputs", {.epoch = 5}); });
+        CHECK(e.epoch == 5);
+        CHECK_THAT(std::string(e.what()), Contains("the validation outputs after this step are not finite (NaN in 1 of 4 values)") &&
+                                              Contains("largest weight is 1 in 'layers.0.weight'") &&
+                                              Contains("the weights are those after this step"));
+    }
     SECTION("a NaN loss names the largest weight, or a weight that is not finite") {
         p.middle.value(0, 1) = -4e12f;
         const TrainingDiverged e = diverged([&] { guard.check_loss(kNaN, {.epoch = 2}); });

@@ -1,7 +1,8 @@
-// Numerical faults while training. A loss or a gradient that is not finite (NaN or ±Inf) stops
-// training at once with a TrainingDiverged error that says where (epoch, batch) and what
-// (the first parameter backward reached whose gradient is not finite, or the loss), instead of
-// letting NaN spread into the weights, the metrics and the model file.
+// Numerical faults while training. A loss, a gradient or an evaluation output that is not finite
+// (NaN or ±Inf) stops training at once with a TrainingDiverged error that says where (epoch,
+// batch) and what (the first parameter backward reached whose gradient is not finite; for a loss
+// or outputs, a parameter whose weights are not finite or else the largest weight), instead of
+// letting NaN spread into the weights, the metrics and the model file. docs/reliability.md.
 //
 // Every trainer (node, graph, link, edge) runs the same checks through one DivergenceGuard:
 //
@@ -26,8 +27,8 @@
 
 namespace gatkit {
 
-// Training stopped because the loss or a gradient was not finite. The typical cause is a learning
-// rate that is too large (or inputs of a huge magnitude).
+// Training stopped because the loss, a gradient or an evaluation output was not finite. The
+// typical cause is a learning rate that is too large (or inputs of a huge magnitude).
 class TrainingDiverged : public Error {
 public:
     TrainingDiverged(const std::string& what, int epoch, int batch, std::string parameter, int best_epoch)
@@ -35,7 +36,7 @@ public:
     int epoch = 0;          // 1-based
     int batch = 0;          // 1-based within the epoch (full-batch trainers: 1)
     std::string parameter;  // the parameter named in the message ("" when none could be named)
-    int best_epoch = 0;     // the epoch whose weights the model holds now; 0: none finished
+    int best_epoch = 0;     // the epoch whose weights the model holds now; 0: no best epoch yet
 };
 
 // Where a training step is: epoch and batch 1-based, batches per epoch (1 for full batch).
