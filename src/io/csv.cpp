@@ -12,8 +12,9 @@ std::size_t CsvReader::column(const std::string& name) const {
     for (std::size_t k = 0; k < header_.size(); ++k)
         if (header_[k] == name) return k;
     std::string available;
-    for (const auto& h : header_) available += (available.empty() ? "" : ", ") + h;
-    throw ConfigError(reader_.path() + ": no column named '" + name + "' (columns: " + available + ")");
+    for (std::size_t k = 0; k < header_.size() && k < 30; ++k) available += (k ? ", " : "") + clip(header_[k]);
+    if (header_.size() > 30) available += ", ... (" + std::to_string(header_.size()) + " in all)";
+    throw ConfigError(reader_.path() + ": no column named '" + clip(name) + "' (columns: " + available + ")");
 }
 
 bool CsvReader::next(std::vector<std::string>& fields) {

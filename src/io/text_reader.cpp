@@ -70,8 +70,28 @@ bool parse_float(std::string_view text, float& value) {
 }
 
 std::string clip(std::string_view text, std::size_t max) {
-    if (text.size() <= max) return std::string(text);
-    return std::string(text.substr(0, max)) + "...";
+    const bool clipped = text.size() > max;
+    if (clipped) text = text.substr(0, max);
+    // Messages are one line: line breaks and other control characters are shown escaped.
+    std::string out;
+    out.reserve(text.size() + 3);
+    for (const char ch : text) {
+        const auto c = static_cast<unsigned char>(ch);
+        if (c == '\n') {
+            out += "\\n";
+        } else if (c == '\r') {
+            out += "\\r";
+        } else if ((c < 0x20 && c != '\t') || c == 0x7f) {
+            static constexpr char kHex[] = "0123456789abcdef";
+            out += "\\x";
+            out += kHex[c >> 4];
+            out += kHex[c & 15];
+        } else {
+            out += ch;
+        }
+    }
+    if (clipped) out += "...";
+    return out;
 }
 
 bool file_exists(const std::string& path) {

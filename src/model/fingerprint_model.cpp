@@ -272,6 +272,12 @@ FingerprintModel::FingerprintModel(const std::vector<std::pair<std::string, Matr
     if (opt.rows() != 1 || opt.cols() != 5)
         throw ShapeError("fingerprint model: fingerprint.options is " + std::to_string(opt.rows()) + "×" +
                          std::to_string(opt.cols()) + ", expected 1×5");
+    // Radius 0-16 and 1 to 2^24 bits: anything else is a damaged file (and a float beyond int
+    // cannot be converted at all).
+    if (!(opt(0, 0) >= 0 && opt(0, 0) <= 16 && opt(0, 0) == std::floor(opt(0, 0))) ||
+        !(opt(0, 1) >= 1 && opt(0, 1) <= (1 << 24) && opt(0, 1) == std::floor(opt(0, 1))))
+        throw ConfigError("fingerprint model: fingerprint.options holds radius " + std::to_string(opt(0, 0)) + " and " +
+                          std::to_string(opt(0, 1)) + " bits (expected an integer radius 0-16 and 1 to 16777216 bits)");
     options_.radius = static_cast<int>(opt(0, 0));
     options_.n_bits = static_cast<int>(opt(0, 1));
     options_.regression = opt(0, 2) != 0;

@@ -1,5 +1,8 @@
 #include "gatkit/model/model.hpp"
 
+#include <algorithm>
+#include <cstdio>
+
 #include "gatkit/core/error.hpp"
 #include "gatkit/nn/attention.hpp"
 #include "gatkit/model/link_model.hpp"
@@ -30,6 +33,15 @@ void ModelConfig::validate() const {
     if (!(mlp_dropout >= 0 && mlp_dropout < 1)) fail("mlp_dropout must be in [0, 1), got " + std::to_string(mlp_dropout));
     if (!(negative_slope >= 0)) fail("negative_slope must be >= 0, got " + std::to_string(negative_slope));
     if (edge_dim < 0) fail("edge_dim must be >= 0, got " + std::to_string(edge_dim));
+    if (num_nodes < 0) fail("num_nodes must be >= 0, got " + std::to_string(num_nodes));
+    if (mlp_hidden < 0) fail("mlp_hidden must be >= 0, got " + std::to_string(mlp_hidden));
+    if (num_classes < 0) fail("num_classes must be >= 0, got " + std::to_string(num_classes));
+    if (const double bound = parameter_bound(); bound > kMaxParameterBound) {
+        char text[160];
+        std::snprintf(text, sizeof text, "layers of this size would have up to %.3g parameters (the limit is %.3g); use smaller --hidden, --heads, --layers or --mlp-hidden",
+                      bound, kMaxParameterBound);
+        fail(text);
+    }
     if (task == "link" || task == "edge") {
         parse_node_input(node_input);
         if (task == "link") parse_link_decoder(decoder);
@@ -42,6 +54,20 @@ void ModelConfig::validate() const {
         if (target_type != "binary" && target_type != "multiclass" && target_type != "regression")
             fail("target_type '" + target_type + "' (expected binary, multiclass or regression)");
     }
+}
+
+double ModelConfig::parameter_bound() const {
+    const bool pairs = task == "link" || task == "edge";  // their last layer has out_channels per head
+    const double width = std::max({static_cast<double>(heads) * hidden, static_cast<double>(out_heads) * num_classes,
+                                   pairs ? static_cast<double>(heads) * out_channels : 1.0, 1.0});
+    const double edge = edge_dim, in = in_features, deeper = std::max(layers - 1, 0);
+    double total = 16 * (in + edge + width + 1) * (width + 1);          // first attention layer
+    total += deeper * 16 * (2 * width + edge + 1) * (width + 1);        // the others
+    if (task != "node")  // readout gate and MLP head (graph), pair decoders (link, edge)
+        total += 2 * (width + 1) * (mlp_hidden + 1) + (mlp_hidden + 1) * (num_classes + 1);
+    total += static_cast<double>(num_nodes) * in;                       // embedding table
+    if (pe != "none") total += in * in;                                 // positional-encoding projection (K × (F - K))
+    return total;
 }
 
 int ModelConfig::pe_dim() const {

@@ -33,6 +33,17 @@ struct GatkitFile : detail::SafetensorsFile {
                       std::to_string(kModelFormatVersion) + ")");
     }
 
+    // A config is checked against the file before any layer is built: its layers cannot have
+    // many more parameters than the file holds values (ModelConfig::parameter_bound is at most
+    // ~32 times the true count), so a damaged or hand-made config cannot make the loader
+    // allocate gigabytes.
+    void check_fits(const ModelConfig& config) const {
+        const double values = static_cast<double>(bytes.size() - data_start) / 4;
+        if (config.parameter_bound() > 64 * values + (1 << 22))
+            throw bad("its config describes layers far larger than the " + std::to_string(bytes.size() - data_start) +
+                      " bytes of tensors it holds (damaged, or not written by gatkit)");
+    }
+
     std::string model_type() const {
         const std::string t = meta_text("model_type");
         return t.empty() ? "gat" : t;
@@ -64,6 +75,7 @@ Model load_model(const std::string& path) {
     try {
         config = config_from_json(file.meta_json("config"));
         config.validate();  // here, so a bad value is reported with the file's name
+        file.check_fits(config);
         info = info_from_json(file.meta_json("info"));
     } catch (const json::exception& e) {
         throw file.bad(std::string("metadata is incomplete or malformed: ") + e.what());
@@ -139,6 +151,7 @@ LinkModel load_link_model(const std::string& path) {
     try {
         config = config_from_json(file.meta_json("config"));
         config.validate();
+        file.check_fits(config);
     } catch (const json::exception& e) {
         throw file.bad(std::string("metadata is incomplete or malformed: ") + e.what());
     } catch (const ConfigError& e) {

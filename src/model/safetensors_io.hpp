@@ -11,12 +11,32 @@
 
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
 namespace gatkit::detail {
+
+// The integer `j[key]` as T: ConfigError unless it is a JSON integer that T can hold (a
+// get<int>() would convert 1e20 or 2^40 with undefined or wrapped results).
+template <class T>
+T integer_of(const nlohmann::json& j, const char* key) {
+    const nlohmann::json& v = j.at(key);
+    if (v.is_number_unsigned()) {
+        if (const auto u = v.get<std::uint64_t>(); std::in_range<T>(u)) return static_cast<T>(u);
+    } else if (v.is_number_integer()) {
+        if (const auto i = v.get<std::int64_t>(); std::in_range<T>(i)) return static_cast<T>(i);
+    }
+    throw ConfigError(std::string("'") + key + "' is " + v.dump() + ", not an integer from " +
+                      std::to_string(std::numeric_limits<T>::min()) + " to " + std::to_string(std::numeric_limits<T>::max()));
+}
+// The same for an optional entry: `fallback` when `key` is absent.
+template <class T>
+T integer_of(const nlohmann::json& j, const char* key, T fallback) {
+    return j.contains(key) ? integer_of<T>(j, key) : fallback;
+}
 
 nlohmann::json config_to_json(const ModelConfig& c);
 ModelConfig config_from_json(const nlohmann::json& j);

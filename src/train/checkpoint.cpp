@@ -126,18 +126,18 @@ Checkpoint load_checkpoint(const std::string& path) {
         const json run = file.meta_json("run");
         for (const auto& [k, v] : run.items()) c.run[k] = v.get<std::string>();
         const json state = file.meta_json("state");
-        s.epoch = state.at("epoch").get<int>();
-        s.best_epoch = state.at("best_epoch").get<int>();
-        s.since_best = state.at("since_best").get<int>();
+        s.epoch = detail::integer_of<int>(state, "epoch");
+        s.best_epoch = detail::integer_of<int>(state, "best_epoch");
+        s.since_best = detail::integer_of<int>(state, "since_best");
         s.best_score = number_from(state.at("best_score"));
         s.best_loss = number_from(state.at("best_loss"));
         s.rng = std::stoull(state.at("rng").get<std::string>());
-        s.adam.t = state.at("adam_t").get<long>();
+        s.adam.t = detail::integer_of<long>(state, "adam_t");
         c.parameter_names = state.at("parameters").get<std::vector<std::string>>();
         const bool has_best = state.at("has_best").get<bool>();
-        s.batch_start = state.at("batch_start").get<std::size_t>();
+        s.batch_start = detail::integer_of<std::size_t>(state, "batch_start");
         s.epoch_loss_sum = number_from(state.at("epoch_loss_sum"));
-        s.epoch_batches = state.at("epoch_batches").get<int>();
+        s.epoch_batches = detail::integer_of<int>(state, "epoch_batches");
         s.epoch_seconds = state.at("epoch_seconds").get<std::vector<double>>();
         s.train_seconds = state.at("train_seconds").get<double>();
         if (s.epoch < 0 || s.best_epoch < 0 || s.best_epoch > s.epoch || s.since_best < 0 || s.adam.t < 0 || s.epoch_batches < 0)

@@ -100,6 +100,33 @@ TEST_CASE("CSV: column() returns the index or lists the columns", "[io][csv]") {
     CHECK_FALSE(csv.next(f));  // header only: no records
 }
 
+TEST_CASE("CSV: the column list in an error stays one line and short (found by fuzz_csv)", "[io][csv]") {
+    TempDir dir;
+    // A quoted header cell may hold a line break and control characters: shown escaped.
+    CsvReader odd(dir.write("odd.csv", "\"smi\nles\",\"a\rb\x01\"\nCCO,1\n"));
+    try {
+        odd.column("smiles");
+        FAIL("no error");
+    } catch (const ConfigError& e) {
+        const std::string message = e.what();
+        CHECK(message.find('\n') == std::string::npos);
+        CHECK(message.find('\r') == std::string::npos);
+        CHECK_THAT(message, Catch::Contains("columns: smi\\nles, a\\rb\\x01)"));
+    }
+    // 5000 columns: the first 30 and the count.
+    std::string header;
+    for (int k = 0; k < 5000; ++k) header += (k ? ",c" : "c") + std::to_string(k);
+    CsvReader wide(dir.write("wide.csv", header + "\n"));
+    try {
+        wide.column("smiles");
+        FAIL("no error");
+    } catch (const ConfigError& e) {
+        const std::string message = e.what();
+        CHECK_THAT(message, Catch::Contains("c0, c1, c2") && Catch::Contains("c29, ... (5000 in all)"));
+        CHECK(message.size() < 400);
+    }
+}
+
 TEST_CASE("CSV: errors", "[io][csv]") {
     TempDir dir;
     SECTION("empty file") {

@@ -107,6 +107,10 @@ TEST_CASE("Link model gradients match finite differences (features and embedding
                 const Matrix w = random_matrix<float>(static_cast<Eigen::Index>(pairs.size()), task == "edge" ? 3 : 1, rng);
                 check_model_gradients(model, g, x, pairs, w);
                 CHECK(model.has_embedding_table() == (input != "features"));
+                // The bound model-file loaders check before building (model_file.hpp) holds.
+                double count = 0;
+                for (auto* p : model.parameters()) count += static_cast<double>(p->value.size());
+                CHECK(c.parameter_bound() >= count);
             }
 }
 

@@ -207,6 +207,46 @@ TEST_CASE("load_model: damaged files give a gatkit::Error that says what is wron
         fails(edit_header(bytes, R"(\"in_features\")", R"(\"in_featurez\")"), "metadata is incomplete");
     }
     SECTION("invalid config values") { fails(edit_header(bytes, R"(\"heads\":2)", R"(\"heads\":0)"), "heads must be at least 1"); }
+    SECTION("config sizes that are not ints") {
+        fails(edit_header(bytes, R"(\"heads\":2)", R"(\"heads\":1e20)"), "'heads' is 1e+20, not an integer");
+        fails(edit_header(bytes, R"(\"heads\":2)", R"(\"heads\":4294967298)"), "'heads' is 4294967298, not an integer");
+        fails(edit_header(bytes, R"(\"heads\":2)", R"(\"heads\":2.5)"), "'heads' is 2.5, not an integer");
+    }
+    SECTION("a config far larger than the tensors the file holds: refused before anything is allocated") {
+        // 2 heads x 2000 channels would be ~10^7 weights; the file holds a few hundred.
+        fails(edit_header(bytes, R"(\"hidden\":4)", R"(\"hidden\":2000)"), "describes layers far larger than the");
+        // Beyond what any file may ask for.
+        fails(edit_header(bytes, R"(\"hidden\":4)", R"(\"hidden\":2000000000)"), "would have up to");
+    }
+}
+
+TEST_CASE("ModelConfig::parameter_bound is an upper bound of the real parameter count, within a factor of 64", "[model][file]") {
+    for (const char* conv : {"gat", "gatv2", "transformer"}) {
+        for (const char* block : {"plain", "transformer"}) {
+            for (const char* task : {"node", "graph"}) {
+                ModelConfig c = small_config();
+                c.conv = conv;
+                c.block = block;
+                c.task = task;
+                if (c.task == "graph") {
+                    c.target_type = "binary";
+                    c.num_classes = 1;
+                    c.edge_dim = 3;
+                    c.readout = "attention";
+                }
+                Model m(c, 0);
+                double count = 0;
+                for (auto* p : m.parameters()) count += static_cast<double>(p->value.size());
+                INFO(conv << " " << block << " " << task << ": " << count << " parameters, bound " << c.parameter_bound());
+                CHECK(c.parameter_bound() >= count);
+                CHECK(c.parameter_bound() <= 64 * count);
+            }
+        }
+    }
+    ModelConfig huge = small_config();
+    huge.hidden = 1 << 20;
+    huge.heads = 1 << 10;
+    CHECK_THROWS_WITH(huge.validate(), Catch::Contains("parameters (the limit is"));
 }
 
 TEST_CASE("load_model: metadata of the wrong JSON type is a ParseError, not a JSON exception", "[model][file]") {

@@ -37,6 +37,8 @@ std::vector<std::string_view> split_whitespace(std::string_view line);
 // Parses a finite float; false if `text` is not entirely a number.
 bool parse_float(std::string_view text, float& value);
 // Shortens long text for error messages.
+// `text` for a message: its first `max` bytes (then "..."), with line breaks and other control
+// characters escaped (\n, \r, \xHH) so that the message stays one line.
 std::string clip(std::string_view text, std::size_t max = 60);
 bool file_exists(const std::string& path);
 

@@ -44,8 +44,17 @@ struct ModelConfig {
     int out_channels = 64;          // width of the node vectors the decoder sees
     std::string decoder = "dot";    // link: dot | hadamard-mlp; edge: edge-classes
 
-    // Throws ConfigError naming the bad value.
+    // Throws ConfigError naming the bad value, also when the sizes ask for more than
+    // kMaxParameterBound (parameter_bound) — a typo such as --hidden 80000 is an error, not an
+    // allocation that takes the machine down.
     void validate() const;
+    // An upper bound on the number of parameters this config builds, computed without building
+    // it (in double, so absurd sizes cannot overflow). Generous: every attention layer is counted
+    // as if it had q, k, v, skip and edge projections and a transformer block; real models have
+    // 2-32 times fewer. Model-file loaders compare it with the values the file holds before
+    // allocating anything (model_file.hpp).
+    double parameter_bound() const;
+    static constexpr double kMaxParameterBound = 4.0e9;
     // K, the positional-encoding columns at the end of the input (0 for pe = none).
     int pe_dim() const;
 };
