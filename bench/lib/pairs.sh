@@ -18,7 +18,8 @@
 # Sets: name (the script's file name, for messages), threads, pairs, root (the repository root,
 # also the working directory), bench (../shared/bench, absolute), gatkit (the binary to time),
 # tmp (a scratch folder removed on exit), with_torch (1 when the reference can run, else 0).
-# Gives: json_field FILE KEY, median X..., ms SECONDS.
+# Gives: json_field FILE KEY, median X..., ms SECONDS; after pairs_run, g_all and t_all hold the
+# timed runs' seconds (gatkit, reference).
 
 name=$(basename "$0")
 
@@ -98,7 +99,8 @@ pairs_run() {
     run_gatkit >/dev/null
     [ "$with_torch" = 1 ] && run_torch >/dev/null
 
-    local g_all=() t_all=() r_all=() g t r g_med t_med r_med i
+    g_all=() t_all=()  # left set for the caller: every timed run's seconds
+    local r_all=() g t r g_med t_med r_med i
     if [ "$with_torch" = 1 ]; then
         printf '%-6s %12s %12s %14s\n' pair "gatkit ms" "torch ms" "torch/gatkit"
     else
