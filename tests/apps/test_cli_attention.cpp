@@ -13,14 +13,13 @@
 #include <vector>
 
 using gatkit::test::CliResult;
+using gatkit::test::has;
 using gatkit::test::lines_of;
 using gatkit::test::read_text;
 using gatkit::test::run_gatkit;
 using gatkit::test::TempDir;
 
 namespace {
-
-bool has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 // 24 molecules; the label says whether the molecule has a nitrogen.
 std::string molecules() {

@@ -29,13 +29,12 @@ extern char** environ;
 
 namespace fs = std::filesystem;
 using gatkit::test::CliResult;
+using gatkit::test::has;
 using gatkit::test::read_text;
 using gatkit::test::run_gatkit;
 using gatkit::test::TempDir;
 
 namespace {
-
-bool has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 // Splits shell-free argument text at spaces (the tests' paths have none).
 std::vector<std::string> words(const std::string& text) {

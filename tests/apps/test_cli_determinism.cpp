@@ -16,25 +16,13 @@
 
 namespace fs = std::filesystem;
 using gatkit::test::CliResult;
+using gatkit::test::cliques_csv;
 using gatkit::test::read_text;
 using gatkit::test::run_gatkit;
 using gatkit::test::shell_quote;
 using gatkit::test::TempDir;
 
 namespace {
-
-// 4 cliques of 6 users joined by two bridges each: CSV src,dst,label (inside|between).
-std::string cliques_csv() {
-    std::string csv = "src,dst,label\n";
-    const auto id = [](int c, int k) { return "u" + std::to_string(c) + "_" + std::to_string(k); };
-    for (int c = 0; c < 4; ++c) {
-        for (int i = 0; i < 6; ++i)
-            for (int j = i + 1; j < 6; ++j) csv += id(c, i) + "," + id(c, j) + ",inside\n";
-        csv += id(c, 0) + "," + id((c + 1) % 4, 1) + ",between\n";
-        csv += id(c, 2) + "," + id((c + 1) % 4, 3) + ",between\n";
-    }
-    return csv;
-}
 
 // Runs `train ARGS --threads T --out DIR/mT [--metrics-json DIR/mT.json]` for T = 1, 2, then
 // `predict PREDICT --model DIR/mT --threads T --out DIR/pT.csv` (when PREDICT is not empty), and

@@ -17,6 +17,7 @@
 
 namespace fs = std::filesystem;
 using gatkit::test::CliResult;
+using gatkit::test::has;
 using gatkit::test::lines_of;
 using gatkit::test::read_text;
 using gatkit::test::run_gatkit;
@@ -24,8 +25,6 @@ using gatkit::test::shell_quote;
 using gatkit::test::TempDir;
 
 namespace {
-
-bool has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 // Small molecules (the label says whether there is a nitrogen), one-atom ones included.
 std::string molecules_csv(const std::vector<std::string>& extra = {}) {

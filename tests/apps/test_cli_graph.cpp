@@ -22,6 +22,7 @@
 
 namespace fs = std::filesystem;
 using gatkit::test::CliResult;
+using gatkit::test::has;
 using gatkit::test::TempDir;
 using gatkit::test::shell_quote;
 using gatkit::test::run_gatkit;
@@ -30,8 +31,6 @@ using gatkit::test::lines_of;
 
 namespace {
 
-
-bool has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 bool begins(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
 
 // RFC 4180 records (quoted fields with commas, doubled quotes, CRLF or LF), header included.

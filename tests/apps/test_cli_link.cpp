@@ -16,14 +16,13 @@
 #include <string>
 
 using gatkit::test::CliResult;
+using gatkit::test::has;
 using gatkit::test::lines_of;
 using gatkit::test::read_text;
 using gatkit::test::run_gatkit;
 using gatkit::test::TempDir;
 
 namespace {
-
-bool has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 // 6 cliques of 7 users ("u<c>_<k>"), each clique joined to the next by two bridges: edges inside a
 // clique are easy to predict, and the label of an edge says whether it is inside or between.

@@ -18,6 +18,7 @@
 #include <vector>
 
 using gatkit::test::CliResult;
+using gatkit::test::has;
 using gatkit::test::lines_of;
 using gatkit::test::read_text;
 using gatkit::test::run_gatkit;
@@ -25,8 +26,6 @@ using gatkit::test::shell_quote;
 using gatkit::test::TempDir;
 
 namespace {
-
-bool has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 std::vector<std::string> fields(const std::string& line) {
     std::vector<std::string> out;

@@ -12,6 +12,8 @@
 
 namespace fs = std::filesystem;
 using gatkit::test::CliResult;
+using gatkit::test::cliques_csv;
+using gatkit::test::has;
 using gatkit::test::lines_of;
 using gatkit::test::read_text;
 using gatkit::test::run_gatkit;
@@ -19,21 +21,6 @@ using gatkit::test::shell_quote;
 using gatkit::test::TempDir;
 
 namespace {
-
-bool has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
-
-// 4 cliques of 6 users joined by two bridges each, as CSV src,dst,label (label: inside|between).
-std::string cliques_csv() {
-    std::string csv = "src,dst,label\n";
-    const auto id = [](int c, int k) { return "u" + std::to_string(c) + "_" + std::to_string(k); };
-    for (int c = 0; c < 4; ++c) {
-        for (int i = 0; i < 6; ++i)
-            for (int j = i + 1; j < 6; ++j) csv += id(c, i) + "," + id(c, j) + ",inside\n";
-        csv += id(c, 0) + "," + id((c + 1) % 4, 1) + ",between\n";
-        csv += id(c, 2) + "," + id((c + 1) % 4, 3) + ",between\n";
-    }
-    return csv;
-}
 
 // 48 small molecules; the label says whether there is a nitrogen.
 std::string molecules_csv() {

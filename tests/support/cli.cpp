@@ -42,4 +42,16 @@ std::vector<std::string> lines_of(const std::string& text) {
     return lines;
 }
 
+std::string cliques_csv() {
+    std::string csv = "src,dst,label\n";
+    const auto id = [](int c, int k) { return "u" + std::to_string(c) + "_" + std::to_string(k); };
+    for (int c = 0; c < 4; ++c) {
+        for (int i = 0; i < 6; ++i)
+            for (int j = i + 1; j < 6; ++j) csv += id(c, i) + "," + id(c, j) + ",inside\n";
+        csv += id(c, 0) + "," + id((c + 1) % 4, 1) + ",between\n";
+        csv += id(c, 2) + "," + id((c + 1) % 4, 3) + ",between\n";
+    }
+    return csv;
+}
+
 }  // namespace gatkit::test

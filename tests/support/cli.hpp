@@ -21,5 +21,10 @@ std::string read_text(const std::string& path);
 std::string shell_quote(const std::string& s);
 // Splits text into lines (without the '\n').
 std::vector<std::string> lines_of(const std::string& text);
+// Whether `s` contains `part` (for checks on a command's output).
+inline bool has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+// A small social network: 4 cliques of 6 users (u<c>_<k>) joined by two bridges each, as CSV
+// src,dst,label with label inside|between.
+std::string cliques_csv();
 
 }  // namespace gatkit::test
