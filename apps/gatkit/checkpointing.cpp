@@ -90,6 +90,7 @@ std::map<std::string, std::string> run_identity(const TrainArgs& a, const AdamOp
                                               {"--weight-decay", number(adam.weight_decay)},
                                               {"--optimizer", adam.decoupled ? "adamw" : "adam"}};
     if (batch_size > 0) run["--batch-size"] = std::to_string(batch_size);
+    if (!a.metric.empty()) run["--metric"] = a.metric;
     return run;
 }
 

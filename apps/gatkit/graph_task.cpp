@@ -121,6 +121,7 @@ int run_graph_train(const TrainArgs& a) {
         throw UserError("--target-type " + target_type + " (expected binary, multiclass or regression)");
     const int outputs = target_type == "multiclass" ? static_cast<int>(data.class_names.size()) : static_cast<int>(data.targets.cols());
     if (target_type == "multiclass" && outputs < 2) throw UserError("--target-type multiclass needs class names (TU data)");
+    const std::string select_metric = selection_metric_for(target_type, a.metric);  // --metric must fit the target type
     if (!a.quiet) {
         std::cerr << data.name << ": " << data.size() << " graphs, " << data.targets.cols() << " target(s), " << target_type << "\n";
         // TU notes (self-loops dropped, repeated edges kept); molecule notes repeat the line above
@@ -154,6 +155,7 @@ int run_graph_train(const TrainArgs& a) {
     options.adam = {.lr = a.lr.value_or(options.adam.lr), .weight_decay = a.weight_decay.value_or(options.adam.weight_decay),
                     .decoupled = a.optimizer == "adamw"};
     options.seed = train_seed;
+    options.select_metric = select_metric;
     options.augment = pe_augmentation(config);
     const bool progress = !a.quiet && stderr_is_terminal();
 

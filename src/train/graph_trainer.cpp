@@ -21,14 +21,44 @@ Matrix rows_of(const Matrix& m, const std::vector<std::size_t>& rows) {
     return out;
 }
 
-// The selection metric and whether higher is better.
-std::pair<std::string, bool> selection_metric(const std::string& target_type) {
-    if (target_type == "binary") return {"roc_auc", true};
-    if (target_type == "multiclass") return {"accuracy", true};
-    return {"rmse", false};
+bool lower_is_better(const std::string& metric) { return metric == "loss" || metric == "rmse" || metric == "mae"; }
+
+// The validation loss that breaks ties in the selection metric: mean negative log-likelihood of
+// the present labels (binary, multiclass; probabilities clamped away from 0 and 1), mean squared
+// error in the original units (regression).
+double validation_loss(const std::string& target_type, const Matrix& pred, const Matrix& targets) {
+    constexpr double eps = 1e-7;
+    double sum = 0;
+    long n = 0;
+    for (Eigen::Index i = 0; i < targets.rows(); ++i)
+        for (Eigen::Index t = 0; t < targets.cols(); ++t) {
+            const double y = targets(i, t);
+            if (std::isnan(y)) continue;
+            if (target_type == "multiclass") {
+                sum -= std::log(std::clamp(static_cast<double>(pred(i, static_cast<Eigen::Index>(y))), eps, 1.0));
+            } else if (target_type == "binary") {
+                const double p = std::clamp(static_cast<double>(pred(i, t)), eps, 1.0 - eps);
+                sum -= y > 0.5 ? std::log(p) : std::log(1.0 - p);
+            } else {
+                sum += (pred(i, t) - y) * (pred(i, t) - y);
+            }
+            ++n;
+        }
+    return n ? sum / static_cast<double>(n) : std::numeric_limits<double>::quiet_NaN();
 }
 
 }  // namespace
+
+std::string selection_metric_for(const std::string& target_type, const std::string& requested) {
+    const std::vector<std::string> allowed = target_type == "binary"       ? std::vector<std::string>{"roc_auc", "pr_auc", "accuracy", "f1", "mcc", "loss"}
+                                             : target_type == "multiclass" ? std::vector<std::string>{"accuracy", "f1", "loss"}
+                                                                           : std::vector<std::string>{"rmse", "mae", "r2", "loss"};
+    if (requested.empty() || requested == "auto") return allowed.front();
+    if (std::find(allowed.begin(), allowed.end(), requested) != allowed.end()) return requested;
+    std::string list;
+    for (const auto& m : allowed) list += (list.empty() ? "" : ", ") + m;
+    throw ConfigError("selection metric " + requested + " does not apply to " + target_type + " targets (available: " + list + ")");
+}
 
 std::string infer_target_type(const GraphDataset& data) {
     if (data.class_names.size() > 2) return "multiclass";
@@ -180,7 +210,8 @@ GraphTrainResult train_graph_model(Model& model, const GraphDataset& data, const
     auto params = model.parameters();
     AdamT<float> adam(params, o.adam);
     Rng rng(o.seed);
-    const auto [metric, higher_better] = selection_metric(c.target_type);
+    const std::string metric = selection_metric_for(c.target_type, o.select_metric);
+    const bool higher_better = !lower_is_better(metric);
     const Matrix val_targets = rows_of(data.targets, split.val);
 
     GraphTrainResult result;
@@ -188,6 +219,7 @@ GraphTrainResult train_graph_model(Model& model, const GraphDataset& data, const
     const DivergenceGuard<float> guard(params, best_weights, result.best_epoch);
     const int batches_per_epoch = static_cast<int>((split.train.size() + o.batch_size - 1) / o.batch_size);
     double best = higher_better ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity();
+    double best_loss = std::numeric_limits<double>::quiet_NaN();  // the kept epoch's validation loss
     int since_best = 0;
     std::vector<double> epoch_seconds;
     std::vector<std::size_t> order = split.train;
@@ -205,6 +237,7 @@ GraphTrainResult train_graph_model(Model& model, const GraphDataset& data, const
         order = resume->order;
         best_weights = resume->best_weights;
         best = resume->best_score;
+        best_loss = resume->best_loss;
         since_best = resume->since_best;
         epoch_seconds = resume->epoch_seconds;
         seconds_before = resume->train_seconds;
@@ -219,6 +252,7 @@ GraphTrainResult train_graph_model(Model& model, const GraphDataset& data, const
         st.best_epoch = result.best_epoch;
         st.since_best = since_best;
         st.best_score = best;
+        st.best_loss = best_loss;
         st.best_weights = best_weights;
         st.order = order;
         st.batch_start = batch_start;
@@ -279,11 +313,17 @@ GraphTrainResult train_graph_model(Model& model, const GraphDataset& data, const
         s.epoch = epoch;
         s.train_loss = batches ? loss_sum / batches : 0.0;
         s.val_metric = metric;
-        s.val_score = vm.at(metric);
+        s.val_loss = validation_loss(c.target_type, val_pred, val_targets);
+        s.val_score = metric == "loss" ? s.val_loss : vm.at(metric);
         s.seconds = epoch_seconds.back();
-        const bool improved = !std::isnan(s.val_score) && (higher_better ? s.val_score > best : s.val_score < best);
+        // A tie in the selection metric (frequent with ROC-AUC or accuracy on a few validation
+        // graphs) goes to the lower validation loss.
+        const bool better = higher_better ? s.val_score > best : s.val_score < best;
+        const bool tie_lower_loss = s.val_score == best && !std::isnan(s.val_loss) && !(s.val_loss >= best_loss);
+        const bool improved = !std::isnan(s.val_score) && (better || tie_lower_loss);
         if (improved || best_weights.empty()) {
             if (!std::isnan(s.val_score)) best = s.val_score;
+            best_loss = s.val_loss;
             result.best_epoch = epoch;
             best_weights.clear();
             for (const auto* p : params) best_weights.push_back(p->value);

@@ -693,6 +693,31 @@ TEST_CASE("graph train on a TU-format folder: binary graph labels, random and k-
         CHECK_FALSE(m.contains("test_rmse"));
         CHECK(has(r.out, "test_accuracy"));
     }
+    SECTION("--metric that does not apply to the target type") {
+        const CliResult r = run_gatkit("train --task graph --data " + shell_quote(tu) + " --metric rmse" + kTiny + " --out " + shell_quote(dir.file("tu.gatkit")));
+        require_one_line_error(r);
+        CHECK(has(r.err, "selection metric rmse"));
+        CHECK(has(r.err, "roc_auc"));
+        CHECK_FALSE(fs::exists(dir.file("tu.gatkit")));
+    }
+    SECTION("--metric loss selects on the validation loss") {
+        const CliResult r = run_gatkit("train --task graph --data " + shell_quote(tu) + " --split-sizes 0.5,0.25,0.25 --metric loss" + kTiny +
+                                       " --out " + shell_quote(dir.file("tu.gatkit")) + " --metrics-json " + shell_quote(dir.file("tu.json")));
+        INFO("stdout: " << r.out << "\nstderr: " << r.err);
+        REQUIRE(r.exit_code == 0);
+        const nlohmann::json m = load_json(dir.file("tu.json"));
+        CHECK(m["best_epoch"].get<int>() >= 1);
+        CHECK(m["best_epoch"].get<int>() <= m["epochs_run"].get<int>());
+    }
+    SECTION("--metric loss selects on the validation loss") {
+        const CliResult r = run_gatkit("train --task graph --data " + shell_quote(tu) + " --split-sizes 0.5,0.25,0.25 --metric loss" + kTiny +
+                                       " --out " + shell_quote(dir.file("tu.gatkit")) + " --metrics-json " + shell_quote(dir.file("tu.json")));
+        INFO("stdout: " << r.out << "\nstderr: " << r.err);
+        REQUIRE(r.exit_code == 0);
+        const nlohmann::json m = load_json(dir.file("tu.json"));
+        CHECK(m["best_epoch"].get<int>() >= 1);
+        CHECK(m["best_epoch"].get<int>() <= m["epochs_run"].get<int>());
+    }
     SECTION("kfold:3") {
         const CliResult r = run_gatkit("train --task graph --data " + shell_quote(tu) + " --split kfold:3" + kTiny + " --out " + shell_quote(dir.file("tu.gatkit")) +
                                     " --metrics-json " + shell_quote(dir.file("tu.json")));

@@ -18,6 +18,24 @@ Graph random_graph(NodeId n, double p, Rng& rng, bool allow_self_loops) {
     return build_graph(n, std::move(edges));
 }
 
+GraphDataset random_graph_dataset(int count, std::uint64_t seed) {
+    GraphDataset d;
+    d.name = "random-graphs";
+    Rng rng(seed);
+    d.targets.resize(count, 1);
+    for (int g = 0; g < count; ++g) {
+        GraphSample s;
+        const NodeId n = 3 + static_cast<NodeId>(rng.below(5));
+        s.graph = random_graph(n, 0.5, rng);
+        s.x = random_matrix<float>(n, 4, rng);
+        s.edge_attr.resize(0, 0);
+        d.targets(g, 0) = s.x.sum() > 0 ? 1.0f : 0.0f;
+        d.graphs.push_back(std::move(s));
+    }
+    d.target_names = {"positive"};
+    return d;
+}
+
 void write_gz(const std::string& path, const std::string& text) {
     gzFile f = gzopen(path.c_str(), "wb");
     if (!f) throw std::runtime_error("gzopen failed for " + path);

@@ -3,6 +3,7 @@
 
 #include "gatkit/core/random.hpp"
 #include "gatkit/graph/graph.hpp"
+#include "gatkit/io/dataset.hpp"
 
 #include <filesystem>
 #include <string>
@@ -20,6 +21,10 @@ MatrixT<T> random_matrix(Eigen::Index rows, Eigen::Index cols, Rng& rng) {
     for (Eigen::Index k = 0; k < m.size(); ++k) m.data()[k] = static_cast<T>(rng.uniform(-1.0, 1.0));
     return m;
 }
+
+// `count` small random graphs (3 to 7 nodes, 4 features, no edge features) whose one binary
+// target says whether the graph's features sum above 0.
+GraphDataset random_graph_dataset(int count, std::uint64_t seed = 21);
 
 // Writes `text` gzip-compressed to `path`.
 void write_gz(const std::string& path, const std::string& text);

@@ -88,25 +88,6 @@ Checkpoint checkpoint_of(Model& model, const TrainState& state) {
     return c;
 }
 
-// Many small random graphs whose binary target is whether the node features sum above 0.
-GraphDataset small_graphs(int count) {
-    GraphDataset d;
-    d.name = "random-graphs";
-    Rng rng(21);
-    d.targets.resize(count, 1);
-    for (int g = 0; g < count; ++g) {
-        GraphSample s;
-        const NodeId n = 3 + static_cast<NodeId>(rng.below(5));
-        s.graph = test::random_graph(n, 0.5, rng);
-        s.x = test::random_matrix<float>(n, 4, rng);
-        s.edge_attr.resize(0, 0);
-        d.targets(g, 0) = s.x.sum() > 0 ? 1.0f : 0.0f;
-        d.graphs.push_back(std::move(s));
-    }
-    d.target_names = {"positive"};
-    return d;
-}
-
 }  // namespace
 
 TEST_CASE("Adam's state put into a fresh optimiser continues with the same steps", "[checkpoint][optimizer]") {
@@ -276,7 +257,7 @@ TEST_CASE("Early stopping carries over: a run resumed after its patience ran out
 
 TEST_CASE("Graph training stopped between two batches resumes inside the epoch to the same weights", "[checkpoint][train]") {
     TempDir dir;
-    const GraphDataset data = small_graphs(40);
+    const GraphDataset data = test::random_graph_dataset(40);
     IndexSplit split;
     for (std::size_t i = 0; i < 40; ++i) (i < 28 ? split.train : i < 34 ? split.val : split.test).push_back(i);
     GraphFitOptions fit;

@@ -3,8 +3,11 @@
 // Each epoch shuffles the training graphs (Rng from the seed) and walks them in mini-batches:
 // one block-diagonal batch per step, forward, loss, backward, Adam step. After each epoch the
 // validation graphs are scored; early stopping keeps the weights of the best validation epoch
-// (ROC-AUC for binary tasks — the mean over tasks —, accuracy for multi-class, RMSE for
-// regression) and stops after `patience` epochs without improvement.
+// by the selection metric (default ROC-AUC for binary tasks — the mean over tasks —, accuracy
+// for multi-class, RMSE for regression; GraphTrainOptions::select_metric) and stops after
+// `patience` epochs without improvement. A tie in the metric goes to the lower validation loss:
+// on a few dozen validation graphs ROC-AUC and accuracy tie often, and the first epoch to reach
+// a value is rarely the best calibrated.
 //
 // Losses: binary and multi-task binary → BCE with logits over the present labels (missing
 // labels are NaN and masked); multi-class → softmax cross-entropy; regression → MSE on targets
@@ -31,6 +34,9 @@ struct GraphTrainOptions {
     int batch_size = 64;
     AdamOptions adam{.lr = 1e-3, .weight_decay = 0.0};
     std::uint64_t seed = 0;  // shuffling and dropout
+    // The validation metric that picks the kept epoch (selection_metric_for); empty: the target
+    // type's default.
+    std::string select_metric;
     // Applied to each training batch's node matrix (e.g. random sign flips of Laplacian PEs).
     std::function<void(Matrix&, Rng&)> augment;
     // Periodic checkpoints, resuming, and stopping between batches (train/checkpoint.hpp).
@@ -41,6 +47,7 @@ struct GraphEpochStats {
     int epoch = 0;
     double train_loss = 0;
     double val_score = 0;       // the selection metric
+    double val_loss = 0;        // breaks ties in val_score (NLL; regression: MSE in original units)
     std::string val_metric;     // its name
     double seconds = 0;         // training pass only
     bool best = false;
@@ -56,6 +63,11 @@ struct GraphTrainResult {
     Metrics val, test;                                   // mean over tasks
     std::map<std::string, std::vector<double>> test_per_task;
 };
+
+// The metric early stopping selects on: `requested` when it applies to the target type, else a
+// ConfigError listing those that do; empty or "auto": roc_auc (binary), accuracy (multiclass),
+// rmse (regression). "loss" is the validation loss (NLL; regression: MSE in original units).
+std::string selection_metric_for(const std::string& target_type, const std::string& requested);
 
 // The inference rule for target types: every present value 0 or 1 → binary (one task per
 // column); class names present (TU data) with more than 2 classes → multiclass; else regression.
