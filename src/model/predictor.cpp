@@ -197,6 +197,23 @@ Predictions Predictor::predict_molecules(const std::vector<const RDKit::ROMol*>&
     return scatter_graph_predictions(predict(f.data), f);
 }
 
+namespace {
+
+// Per graph: "" or, with a full mask, why the graph is too large to attend over in full.
+std::vector<std::string> full_mask_errors(const ModelConfig& c, const GraphDataset& data) {
+    std::vector<std::string> errors(data.size());
+    if (parse_mask(c.mask).kind != MaskKind::full) return errors;
+    for (std::size_t i = 0; i < data.size(); ++i) {
+        const NodeId n = data.graphs[i].graph.num_nodes();
+        if (n > c.max_full_nodes)
+            errors[i] = std::to_string(n) + " atoms, more than the " + std::to_string(c.max_full_nodes) +
+                        " the model attends over in full (mask full, max_full_nodes)";
+    }
+    return errors;
+}
+
+}  // namespace
+
 Predictions Predictor::predict(const GraphDataset& data) {
     if (kind_ == "node") throw ConfigError("predict(GraphDataset) needs a graph model; this is a node model (use predict_graph)");
     ThreadScope threads(options_.threads);
@@ -218,16 +235,10 @@ Predictions Predictor::predict(const GraphDataset& data) {
     // With a full mask, a graph above max_full_nodes cannot be attended over in full: its row is
     // an error (NaN values), as an invalid SMILES is, and the other graphs are still predicted.
     const ModelConfig& c = model_->config();
-    const bool full_mask = parse_mask(c.mask).kind == MaskKind::full;
+    p.errors = full_mask_errors(c, data);
     std::vector<std::size_t> kept;
-    for (std::size_t i = 0; i < data.size(); ++i) {
-        const NodeId n = data.graphs[i].graph.num_nodes();
-        if (full_mask && n > c.max_full_nodes)
-            p.errors[i] = std::to_string(n) + " atoms, more than the " + std::to_string(c.max_full_nodes) +
-                          " the model attends over in full (mask full, max_full_nodes)";
-        else
-            kept.push_back(i);
-    }
+    for (std::size_t i = 0; i < data.size(); ++i)
+        if (p.errors[i].empty()) kept.push_back(i);
     p.values.setConstant(kNaN);
     if (kept.empty()) return p;
     Matrix values;
@@ -251,20 +262,34 @@ Matrix Predictor::graph_embeddings(const std::vector<std::string>& smiles, std::
         return std::pair(mol, mol.get());
     });
     add_positional_encodings(f.data, model_->config().pe);
-    const Eigen::Index width = model_->config().heads * model_->config().hidden;
-    Matrix pooled(static_cast<Eigen::Index>(f.data.size()), width);
-    for (std::size_t start = 0; start < f.data.size(); start += static_cast<std::size_t>(options_.batch_size)) {
-        std::vector<std::size_t> idx;
-        for (std::size_t i = start; i < std::min(f.data.size(), start + static_cast<std::size_t>(options_.batch_size)); ++i) idx.push_back(i);
+    // As in predict: with a full mask, a molecule above max_full_nodes is an error row.
+    const ModelConfig& c = model_->config();
+    const std::vector<std::string> too_large = full_mask_errors(c, f.data);
+    std::vector<std::size_t> kept;
+    for (std::size_t g = 0; g < f.data.size(); ++g)
+        if (too_large[g].empty()) kept.push_back(g);
+    const Eigen::Index width = c.heads * c.hidden;
+    Matrix pooled(static_cast<Eigen::Index>(kept.size()), width);
+    for (std::size_t start = 0; start < kept.size(); start += static_cast<std::size_t>(options_.batch_size)) {
+        const std::vector<std::size_t> idx(kept.begin() + static_cast<std::ptrdiff_t>(start),
+                                           kept.begin() + static_cast<std::ptrdiff_t>(std::min(kept.size(), start + options_.batch_size)));
         const GraphBatchData b = make_batch_data(f.data, idx);
         model_->forward(b.batch, b.x, &b.edge_attr, /*training=*/false);
         const Matrix& g = model_->graph_embeddings();
         if (g.cols() != pooled.cols()) pooled.conservativeResize(Eigen::NoChange, g.cols());
         pooled.middleRows(static_cast<Eigen::Index>(start), g.rows()) = g;
     }
+    std::vector<Eigen::Index> row_of_graph(f.data.size(), -1);
+    for (std::size_t k = 0; k < kept.size(); ++k) row_of_graph[kept[k]] = static_cast<Eigen::Index>(k);
     Matrix out = Matrix::Constant(static_cast<Eigen::Index>(smiles.size()), pooled.cols(), kNaN);
-    for (std::size_t i = 0; i < smiles.size(); ++i)
-        if (f.graph_of_input[i] >= 0) out.row(static_cast<Eigen::Index>(i)) = pooled.row(f.graph_of_input[i]);
+    for (std::size_t i = 0; i < smiles.size(); ++i) {
+        const long g = f.graph_of_input[i];
+        if (g < 0) continue;
+        if (row_of_graph[static_cast<std::size_t>(g)] >= 0)
+            out.row(static_cast<Eigen::Index>(i)) = pooled.row(row_of_graph[static_cast<std::size_t>(g)]);
+        else
+            f.errors[i] = too_large[static_cast<std::size_t>(g)];
+    }
     if (errors) *errors = std::move(f.errors);
     return out;
 }

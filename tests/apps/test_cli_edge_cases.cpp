@@ -150,6 +150,18 @@ TEST_CASE("the library Predictor gives a molecule too large for a full mask an e
     CHECK(has(out.errors[1], "10 atoms, more than the 6"));
     CHECK(std::isnan(out.values(1, 0)));
     CHECK(has(out.errors[2], "rejected by RDKit"));
+    // graph_embeddings: the same rows are errors, the others as if alone.
+    std::vector<std::string> errors;
+    const gatkit::Matrix emb = p.graph_embeddings({"CCO", "CCCCCCCCCC", "not a smiles", "c1ccccc1"}, &errors);
+    REQUIRE(emb.rows() == 4);
+    REQUIRE(errors.size() == 4);
+    CHECK(errors[0].empty());
+    CHECK(has(errors[1], "10 atoms, more than the 6"));
+    CHECK(emb.row(1).array().isNaN().all());
+    CHECK(has(errors[2], "rejected by RDKit"));
+    CHECK(errors[3].empty());
+    CHECK(emb.row(3).allFinite());
+    CHECK(emb.row(0).isApprox(p.graph_embeddings({"CCO"}).row(0), 1e-6f));
 }
 
 TEST_CASE("a 10 MB CSV cell is one skipped row, read and reported in one short line", "[cli][edge-cases]") {

@@ -98,7 +98,8 @@ public:
     // error row (here and in predict_smiles / predict_molecules), not a failure of the call.
     Predictions predict(const GraphDataset& data);
     // The pooled graph vector (the readout's output, the MLP head's input) of each SMILES:
-    // rows × C, NaN rows for invalid ones (their reasons in *errors when given).
+    // rows × C, NaN rows for invalid ones and, with a full mask, for molecules above
+    // max_full_nodes (their reasons in *errors when given).
     Matrix graph_embeddings(const std::vector<std::string>& smiles, std::vector<std::string>* errors = nullptr);
     // Every attention coefficient of every layer and head for one molecule (atom indices as
     // RDKit numbers them). Throws ParseError for an invalid SMILES.
