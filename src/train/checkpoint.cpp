@@ -239,4 +239,55 @@ void interrupt_training(const CheckpointOptions& o, const TrainState& state) {
     throw TrainingInterrupted(state.epoch, state.batch_start, static_cast<bool>(o.save));
 }
 
+LoopState::LoopState(const ParameterList<float>& params, AdamT<float>& adam, Rng& rng, const CheckpointOptions& options, double best_score,
+                     double best_loss)
+    : best_score(best_score), best_loss(best_loss), params_(params), adam_(adam), rng_(rng), options_(options) {
+    if (const TrainState* r = options.resume_from) {
+        restore_state(*r, params_, adam_, rng_);
+        this->best_score = r->best_score;
+        this->best_loss = r->best_loss;
+        best_epoch = r->best_epoch;
+        since_best = r->since_best;
+        epochs_run = r->epoch;
+        best_weights = r->best_weights;
+        epoch_seconds = r->epoch_seconds;
+        seconds_before_ = r->train_seconds;
+    }
+    start_ = std::chrono::steady_clock::now();
+}
+
+void LoopState::keep_best(int epoch) {
+    best_epoch = epoch;
+    since_best = 0;
+    best_weights.clear();
+    for (const auto* p : params_) best_weights.push_back(p->value);
+}
+
+void LoopState::end_epoch(int epoch) {
+    epochs_run = epoch;
+    if (checkpoint_due(options_, epoch)) options_.save(state(epoch));
+    if (stop_requested(options_)) interrupt_training(options_, state(epoch));
+}
+
+TrainState LoopState::state(int epochs_completed) const {
+    TrainState st = capture_state(epochs_completed, params_, adam_, rng_);
+    st.best_epoch = best_epoch;
+    st.since_best = since_best;
+    st.best_score = best_score;
+    st.best_loss = best_loss;
+    st.best_weights = best_weights;
+    st.epoch_seconds = epoch_seconds;
+    st.train_seconds = train_seconds();
+    if (extend) extend(st);
+    return st;
+}
+
+void LoopState::restore_best() const {
+    for (std::size_t k = 0; k < params_.size() && k < best_weights.size(); ++k) params_[k]->value = best_weights[k];
+}
+
+double LoopState::train_seconds() const {
+    return seconds_before_ + std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+}
+
 }  // namespace gatkit

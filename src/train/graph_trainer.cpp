@@ -214,17 +214,8 @@ GraphTrainResult train_graph_model(Model& model, const GraphDataset& data, const
     const bool higher_better = !lower_is_better(metric);
     const Matrix val_targets = rows_of(data.targets, split.val);
 
-    GraphTrainResult result;
-    std::vector<Matrix> best_weights;
-    const DivergenceGuard<float> guard(params, best_weights, result.best_epoch);
     const int batches_per_epoch = static_cast<int>((split.train.size() + o.batch_size - 1) / o.batch_size);
-    double best = higher_better ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity();
-    double best_loss = std::numeric_limits<double>::quiet_NaN();  // the kept epoch's validation loss
-    int since_best = 0;
-    std::vector<double> epoch_seconds;
     std::vector<std::size_t> order = split.train;
-    int first_epoch = 1;
-    double seconds_before = 0;  // a resumed run's earlier part
     const TrainState* resume = o.checkpoint.resume_from;
     if (resume) {
         std::vector<std::size_t> have = resume->order, want = split.train;
@@ -233,37 +224,26 @@ GraphTrainResult train_graph_model(Model& model, const GraphDataset& data, const
         if (have != want)
             throw ConfigError("resume: the checkpoint's training order holds " + std::to_string(have.size()) +
                               " graphs that are not this split's " + std::to_string(want.size()) + " training graphs");
-        restore_state(*resume, params, adam, rng);
         order = resume->order;
-        best_weights = resume->best_weights;
-        best = resume->best_score;
-        best_loss = resume->best_loss;
-        since_best = resume->since_best;
-        epoch_seconds = resume->epoch_seconds;
-        seconds_before = resume->train_seconds;
-        result.best_epoch = resume->best_epoch;
-        result.epochs_run = resume->epoch;
-        first_epoch = resume->epoch + 1;
     }
-    const auto t_start = std::chrono::steady_clock::now();
-    // The state after `epoch` whole epochs and, when batch_start > 0, that many graphs of the next.
-    const auto state_after = [&](int epoch, std::size_t batch_start, double loss_sum, int batches) {
-        TrainState st = capture_state(epoch, params, adam, rng);
-        st.best_epoch = result.best_epoch;
-        st.since_best = since_best;
-        st.best_score = best;
-        st.best_loss = best_loss;
-        st.best_weights = best_weights;
-        st.order = order;
+    // Kept epoch: the best selection metric (best_score), a tie going to the lower validation
+    // loss (best_loss, the kept epoch's).
+    LoopState loop(params, adam, rng, o.checkpoint,
+                   higher_better ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity(),
+                   std::numeric_limits<double>::quiet_NaN());
+    loop.extend = [&order](TrainState& st) { st.order = order; };
+    const DivergenceGuard<float> guard(params, loop.best_weights, loop.best_epoch);
+    const int first_epoch = loop.first_epoch();
+    // The state after `epoch` whole epochs and `batch_start` graphs of the next.
+    const auto state_inside = [&](int epoch, std::size_t batch_start, double loss_sum, int batches) {
+        TrainState st = loop.state(epoch);
         st.batch_start = batch_start;
         st.epoch_loss_sum = loss_sum;
         st.epoch_batches = batches;
-        st.epoch_seconds = epoch_seconds;
-        st.train_seconds = seconds_before + seconds_since(t_start);
         return st;
     };
     // A run resumed from a state that had already stopped early trains no further epoch.
-    const bool stopped_early = o.patience > 0 && since_best >= o.patience && !(resume && resume->batch_start > 0);
+    const bool stopped_early = loop.out_of_patience(o.patience) && !(resume && resume->batch_start > 0);
     for (int epoch = first_epoch; epoch <= o.epochs && !stopped_early; ++epoch) {
         const auto t0 = std::chrono::steady_clock::now();
         // A run stopped inside an epoch continues that epoch: same order, the next batch.
@@ -273,7 +253,7 @@ GraphTrainResult train_graph_model(Model& model, const GraphDataset& data, const
         int batches = mid_epoch ? resume->epoch_batches : 0;
         for (std::size_t start = mid_epoch ? resume->batch_start : 0; start < order.size(); start += static_cast<std::size_t>(o.batch_size)) {
             // Between steps: a stop request ends the run here, resumable at this batch.
-            if (start > 0 && stop_requested(o.checkpoint)) interrupt_training(o.checkpoint, state_after(epoch - 1, start, loss_sum, batches));
+            if (start > 0 && stop_requested(o.checkpoint)) interrupt_training(o.checkpoint, state_inside(epoch - 1, start, loss_sum, batches));
             const std::vector<std::size_t> chunk(order.begin() + static_cast<std::ptrdiff_t>(start),
                                                  order.begin() + static_cast<std::ptrdiff_t>(std::min(order.size(), start + o.batch_size)));
             GraphBatchData b = make_batch_data(data, chunk);
@@ -305,7 +285,7 @@ GraphTrainResult train_graph_model(Model& model, const GraphDataset& data, const
             loss_sum += loss.loss;
             ++batches;
         }
-        epoch_seconds.push_back(seconds_since(t0));
+        loop.epoch_seconds.push_back(seconds_since(t0));
         const Matrix val_pred = predict_graphs(model, data, split.val);
         guard.check_outputs(val_pred, "validation outputs", {.epoch = epoch, .batch = batches_per_epoch, .batches = batches_per_epoch});
         const Metrics vm = evaluate_predictions(c.target_type, val_pred, val_targets);
@@ -315,32 +295,30 @@ GraphTrainResult train_graph_model(Model& model, const GraphDataset& data, const
         s.val_metric = metric;
         s.val_loss = validation_loss(c.target_type, val_pred, val_targets);
         s.val_score = metric == "loss" ? s.val_loss : vm.at(metric);
-        s.seconds = epoch_seconds.back();
+        s.seconds = loop.epoch_seconds.back();
         // A tie in the selection metric (frequent with ROC-AUC or accuracy on a few validation
         // graphs) goes to the lower validation loss.
-        const bool better = higher_better ? s.val_score > best : s.val_score < best;
-        const bool tie_lower_loss = s.val_score == best && !std::isnan(s.val_loss) && !(s.val_loss >= best_loss);
+        const bool better = higher_better ? s.val_score > loop.best_score : s.val_score < loop.best_score;
+        const bool tie_lower_loss = s.val_score == loop.best_score && !std::isnan(s.val_loss) && !(s.val_loss >= loop.best_loss);
         const bool improved = !std::isnan(s.val_score) && (better || tie_lower_loss);
-        if (improved || best_weights.empty()) {
-            if (!std::isnan(s.val_score)) best = s.val_score;
-            best_loss = s.val_loss;
-            result.best_epoch = epoch;
-            best_weights.clear();
-            for (const auto* p : params) best_weights.push_back(p->value);
+        if (improved || loop.best_weights.empty()) {
+            if (!std::isnan(s.val_score)) loop.best_score = s.val_score;
+            loop.best_loss = s.val_loss;
+            loop.keep_best(epoch);
             s.best = true;
-            since_best = 0;
         } else {
-            ++since_best;
+            ++loop.since_best;
         }
-        result.epochs_run = epoch;
         if (on_epoch) on_epoch(s);
-        if (checkpoint_due(o.checkpoint, epoch)) o.checkpoint.save(state_after(epoch, 0, 0.0, 0));
-        if (stop_requested(o.checkpoint)) interrupt_training(o.checkpoint, state_after(epoch, 0, 0.0, 0));
-        if (o.patience > 0 && since_best >= o.patience) break;
+        loop.end_epoch(epoch);
+        if (loop.out_of_patience(o.patience)) break;
     }
-    for (std::size_t k = 0; k < params.size(); ++k) params[k]->value = best_weights[k];
-    result.train_seconds = seconds_before + seconds_since(t_start);
-    result.epoch_seconds_median = median(epoch_seconds);
+    loop.restore_best();
+    GraphTrainResult result;
+    result.epochs_run = loop.epochs_run;
+    result.best_epoch = loop.best_epoch;
+    result.train_seconds = loop.train_seconds();
+    result.epoch_seconds_median = median(loop.epoch_seconds);
     result.val = evaluate_predictions(c.target_type, predict_graphs(model, data, split.val), val_targets);
     if (!split.test.empty())
         result.test = evaluate_predictions(c.target_type, predict_graphs(model, data, split.test), rows_of(data.targets, split.test),

@@ -66,16 +66,16 @@ void encode_for_training(LinkModel& model, const Graph& graph, const Matrix& x, 
     model.encode(graph, xa, /*training=*/true, &rng);
 }
 
-struct BestWeights {
-    std::vector<Matrix> values;
-    void keep(const ParameterList<float>& params) {
-        values.clear();
-        for (const auto* p : params) values.push_back(p->value);
-    }
-    void restore(const ParameterList<float>& params) const {
-        for (std::size_t k = 0; k < params.size() && k < values.size(); ++k) params[k]->value = values[k];
-    }
-};
+// Puts the kept weights back and fills the run's bookkeeping into a result.
+LinkTrainResult finish(const LoopState& loop) {
+    loop.restore_best();
+    LinkTrainResult r;
+    r.epochs_run = loop.epochs_run;
+    r.best_epoch = loop.best_epoch;
+    r.train_seconds = loop.train_seconds();
+    r.epoch_seconds_median = median(loop.epoch_seconds);
+    return r;
+}
 
 }  // namespace
 
@@ -94,39 +94,10 @@ LinkTrainResult train_link_predictor(LinkModel& model, const Graph& graph, const
     targets.topRows(P).setOnes();
     targets.bottomRows(P).setZero();
 
-    LinkTrainResult result;
-    BestWeights best;
-    const DivergenceGuard<float> guard(params, best.values, result.best_epoch);
-    double best_auc = -1;
-    int since_best = 0;
-    std::vector<double> epoch_seconds;
-    int first_epoch = 1;
-    double seconds_before = 0;  // a resumed run's earlier part
-    if (const TrainState* r = options.checkpoint.resume_from) {
-        restore_state(*r, params, adam, rng);
-        best.values = r->best_weights;
-        best_auc = r->best_score;
-        since_best = r->since_best;
-        epoch_seconds = r->epoch_seconds;
-        seconds_before = r->train_seconds;
-        result.best_epoch = r->best_epoch;
-        result.epochs_run = r->epoch;
-        first_epoch = r->epoch + 1;
-    }
-    const auto t_start = std::chrono::steady_clock::now();
-    const auto state_after = [&](int epoch) {
-        TrainState st = capture_state(epoch, params, adam, rng);
-        st.best_epoch = result.best_epoch;
-        st.since_best = since_best;
-        st.best_score = best_auc;
-        st.best_weights = best.values;
-        st.epoch_seconds = epoch_seconds;
-        st.train_seconds = seconds_before + seconds_since(t_start);
-        return st;
-    };
-    // A run resumed from a state that had already stopped early trains no further epoch.
-    const bool stopped_early = options.patience > 0 && since_best >= options.patience;
-    for (int epoch = first_epoch; epoch <= options.epochs && !stopped_early; ++epoch) {
+    // Kept epoch: the highest validation ROC-AUC (best_score).
+    LoopState loop(params, adam, rng, options.checkpoint, -1.0, std::numeric_limits<double>::quiet_NaN());
+    const DivergenceGuard<float> guard(params, loop.best_weights, loop.best_epoch);
+    for (int epoch = loop.first_epoch(); epoch <= options.epochs && !loop.out_of_patience(options.patience); ++epoch) {
         const auto t0 = std::chrono::steady_clock::now();
         const std::vector<NodePair> neg = sampler.sample(split.train_pos.size(), rng);
         adam.zero_grad();
@@ -137,29 +108,23 @@ LinkTrainResult train_link_predictor(LinkModel& model, const Graph& graph, const
         model.backward(loss.dlogits);
         guard.check_gradients({.epoch = epoch});
         adam.step();
-        epoch_seconds.push_back(seconds_since(t0));
+        loop.epoch_seconds.push_back(seconds_since(t0));
 
         guard.check_outputs(model.encode(graph, x, /*training=*/false), "node vectors", {.epoch = epoch});
         const auto val = evaluate_links(model, split.val_pos, split.val_neg);
-        LinkEpochStats s{.epoch = epoch, .loss = loss.loss, .val_metric = val.at("roc_auc"), .seconds = epoch_seconds.back()};
-        if (s.val_metric > best_auc) {
-            best_auc = s.val_metric;
-            best.keep(params);
-            result.best_epoch = epoch;
-            since_best = 0;
+        LinkEpochStats s{.epoch = epoch, .loss = loss.loss, .val_metric = val.at("roc_auc"), .seconds = loop.epoch_seconds.back()};
+        if (s.val_metric > loop.best_score) {
+            loop.best_score = s.val_metric;
+            loop.keep_best(epoch);
             s.best = true;
         } else {
-            ++since_best;
+            ++loop.since_best;
         }
-        result.epochs_run = epoch;
         if (on_epoch) on_epoch(s);
-        if (checkpoint_due(options.checkpoint, epoch)) options.checkpoint.save(state_after(epoch));
-        if (stop_requested(options.checkpoint)) interrupt_training(options.checkpoint, state_after(epoch));
-        if (options.patience > 0 && since_best >= options.patience) break;
+        loop.end_epoch(epoch);
+        if (loop.out_of_patience(options.patience)) break;
     }
-    best.restore(params);
-    result.train_seconds = seconds_before + seconds_since(t_start);
-    result.epoch_seconds_median = median(epoch_seconds);
+    LinkTrainResult result = finish(loop);
     model.node_vectors = model.encode(graph, x, /*training=*/false);
     result.val = evaluate_links(model, split.val_pos, split.val_neg);
     if (!split.test_pos.empty() && !split.test_neg.empty()) result.test = evaluate_links(model, split.test_pos, split.test_neg);
@@ -190,41 +155,10 @@ LinkTrainResult train_edge_classifier(LinkModel& model, const Graph& graph, cons
     std::vector<NodeId> rows(split.train.size());
     for (std::size_t k = 0; k < rows.size(); ++k) rows[k] = static_cast<NodeId>(k);
 
-    LinkTrainResult result;
-    BestWeights best;
-    const DivergenceGuard<float> guard(params, best.values, result.best_epoch);
-    double best_acc = -1, best_loss = INFINITY;
-    int since_best = 0;
-    std::vector<double> epoch_seconds;
-    int first_epoch = 1;
-    double seconds_before = 0;  // a resumed run's earlier part
-    if (const TrainState* r = options.checkpoint.resume_from) {
-        restore_state(*r, params, adam, rng);
-        best.values = r->best_weights;
-        best_acc = r->best_score;
-        best_loss = r->best_loss;
-        since_best = r->since_best;
-        epoch_seconds = r->epoch_seconds;
-        seconds_before = r->train_seconds;
-        result.best_epoch = r->best_epoch;
-        result.epochs_run = r->epoch;
-        first_epoch = r->epoch + 1;
-    }
-    const auto t_start = std::chrono::steady_clock::now();
-    const auto state_after = [&](int epoch) {
-        TrainState st = capture_state(epoch, params, adam, rng);
-        st.best_epoch = result.best_epoch;
-        st.since_best = since_best;
-        st.best_score = best_acc;
-        st.best_loss = best_loss;
-        st.best_weights = best.values;
-        st.epoch_seconds = epoch_seconds;
-        st.train_seconds = seconds_before + seconds_since(t_start);
-        return st;
-    };
-    // A run resumed from a state that had already stopped early trains no further epoch.
-    const bool stopped_early = options.patience > 0 && since_best >= options.patience;
-    for (int epoch = first_epoch; epoch <= options.epochs && !stopped_early; ++epoch) {
+    // Kept epoch: the highest validation accuracy (best_score), a tie going to the lower loss (best_loss).
+    LoopState loop(params, adam, rng, options.checkpoint, -1.0, INFINITY);
+    const DivergenceGuard<float> guard(params, loop.best_weights, loop.best_epoch);
+    for (int epoch = loop.first_epoch(); epoch <= options.epochs && !loop.out_of_patience(options.patience); ++epoch) {
         const auto t0 = std::chrono::steady_clock::now();
         adam.zero_grad();
         encode_for_training(model, graph, x, options, rng);
@@ -234,32 +168,26 @@ LinkTrainResult train_edge_classifier(LinkModel& model, const Graph& graph, cons
         model.backward(loss.dlogits);
         guard.check_gradients({.epoch = epoch});
         adam.step();
-        epoch_seconds.push_back(seconds_since(t0));
+        loop.epoch_seconds.push_back(seconds_since(t0));
 
         model.encode(graph, x, /*training=*/false);
         const Matrix val_logits = model.decode(split.val, false);
         guard.check_outputs(val_logits, "validation outputs", {.epoch = epoch});
         const auto val = edge_metrics(val_logits, split.val_labels, K);
-        LinkEpochStats s{.epoch = epoch, .loss = loss.loss, .val_metric = val.at("accuracy"), .seconds = epoch_seconds.back()};
-        if (s.val_metric > best_acc || (s.val_metric == best_acc && val.at("loss") < best_loss)) {
-            best_acc = s.val_metric;
-            best_loss = val.at("loss");
-            best.keep(params);
-            result.best_epoch = epoch;
-            since_best = 0;
+        LinkEpochStats s{.epoch = epoch, .loss = loss.loss, .val_metric = val.at("accuracy"), .seconds = loop.epoch_seconds.back()};
+        if (s.val_metric > loop.best_score || (s.val_metric == loop.best_score && val.at("loss") < loop.best_loss)) {
+            loop.best_score = s.val_metric;
+            loop.best_loss = val.at("loss");
+            loop.keep_best(epoch);
             s.best = true;
         } else {
-            ++since_best;
+            ++loop.since_best;
         }
-        result.epochs_run = epoch;
         if (on_epoch) on_epoch(s);
-        if (checkpoint_due(options.checkpoint, epoch)) options.checkpoint.save(state_after(epoch));
-        if (stop_requested(options.checkpoint)) interrupt_training(options.checkpoint, state_after(epoch));
-        if (options.patience > 0 && since_best >= options.patience) break;
+        loop.end_epoch(epoch);
+        if (loop.out_of_patience(options.patience)) break;
     }
-    best.restore(params);
-    result.train_seconds = seconds_before + seconds_since(t_start);
-    result.epoch_seconds_median = median(epoch_seconds);
+    LinkTrainResult result = finish(loop);
     model.node_vectors = model.encode(graph, x, /*training=*/false);
     // The majority class of the training edges: the baseline every edge classifier must beat.
     std::vector<int> counts(static_cast<std::size_t>(K), 0);

@@ -22,42 +22,12 @@ NodeTrainResult train_node_classifier(Model& model, const Graph& graph, const Ma
     AdamT<float> adam(params, options.adam);
     Rng rng(options.seed);
 
-    NodeTrainResult result;
-    std::vector<Matrix> best_weights;
-    const DivergenceGuard<float> guard(params, best_weights, result.best_epoch);
-    double max_acc = -1, min_loss = INFINITY;
-    int since_improvement = 0;
-    std::vector<double> epoch_seconds;
-    int first_epoch = 1;
-    double seconds_before = 0;  // a resumed run's earlier part
-    if (const TrainState* r = options.checkpoint.resume_from) {
-        restore_state(*r, params, adam, rng);
-        best_weights = r->best_weights;
-        max_acc = r->best_score;
-        min_loss = r->best_loss;
-        since_improvement = r->since_best;
-        epoch_seconds = r->epoch_seconds;
-        seconds_before = r->train_seconds;
-        result.best_epoch = r->best_epoch;
-        result.epochs_run = r->epoch;
-        first_epoch = r->epoch + 1;
-    }
-    const auto t_start = std::chrono::steady_clock::now();
-    const auto state_after = [&](int epoch) {
-        TrainState st = capture_state(epoch, params, adam, rng);
-        st.best_epoch = result.best_epoch;
-        st.since_best = since_improvement;
-        st.best_score = max_acc;
-        st.best_loss = min_loss;
-        st.best_weights = best_weights;
-        st.epoch_seconds = epoch_seconds;
-        st.train_seconds = seconds_before + seconds_since(t_start);
-        return st;
-    };
-    // A run resumed from a state that had already stopped early trains no further epoch.
-    const bool stopped_early = options.patience > 0 && since_improvement >= options.patience;
+    // Kept epoch: the GAT paper's rule below; best_score is the highest validation accuracy so far,
+    // best_loss the lowest validation loss.
+    LoopState loop(params, adam, rng, options.checkpoint, -1.0, INFINITY);
+    const DivergenceGuard<float> guard(params, loop.best_weights, loop.best_epoch);
 
-    for (int epoch = first_epoch; epoch <= options.epochs && !stopped_early; ++epoch) {
+    for (int epoch = loop.first_epoch(); epoch <= options.epochs && !loop.out_of_patience(options.patience); ++epoch) {
         const auto t0 = std::chrono::steady_clock::now();
         adam.zero_grad();
         Matrix augmented;
@@ -71,7 +41,7 @@ NodeTrainResult train_node_classifier(Model& model, const Graph& graph, const Ma
         model.backward(loss.dlogits);
         guard.check_gradients({.epoch = epoch});
         adam.step();
-        epoch_seconds.push_back(seconds_since(t0));
+        loop.epoch_seconds.push_back(seconds_since(t0));
 
         const Matrix eval_logits = model.forward(graph, features, /*training=*/false);
         guard.check_outputs(eval_logits, "evaluation outputs", {.epoch = epoch});
@@ -82,32 +52,31 @@ NodeTrainResult train_node_classifier(Model& model, const Graph& graph, const Ma
         s.train_accuracy = accuracy(argmax_rows(logits), labels, split.train);
         s.val_loss = softmax_cross_entropy(eval_logits, labels, split.val).loss;
         s.val_accuracy = accuracy(pred, labels, split.val);
-        s.seconds = epoch_seconds.back();
+        s.seconds = loop.epoch_seconds.back();
         // The GAT paper's rule: a checkpoint needs both the best accuracy and the lowest loss
         // so far; either one alone restarts the patience counter.
-        const bool acc_up = s.val_accuracy >= max_acc, loss_down = s.val_loss <= min_loss;
+        const bool acc_up = s.val_accuracy >= loop.best_score, loss_down = s.val_loss <= loop.best_loss;
         if (acc_up && loss_down) {
-            result.best_epoch = epoch;
-            best_weights.clear();
-            for (const auto* p : params) best_weights.push_back(p->value);
+            loop.keep_best(epoch);
             s.best = true;
         }
         if (acc_up || loss_down) {
-            max_acc = std::max(max_acc, s.val_accuracy);
-            min_loss = std::min(min_loss, s.val_loss);
-            since_improvement = 0;
+            loop.best_score = std::max(loop.best_score, s.val_accuracy);
+            loop.best_loss = std::min(loop.best_loss, s.val_loss);
+            loop.since_best = 0;
         } else {
-            ++since_improvement;
+            ++loop.since_best;
         }
-        result.epochs_run = epoch;
         if (on_epoch) on_epoch(s);
-        if (checkpoint_due(options.checkpoint, epoch)) options.checkpoint.save(state_after(epoch));
-        if (stop_requested(options.checkpoint)) interrupt_training(options.checkpoint, state_after(epoch));
-        if (options.patience > 0 && since_improvement >= options.patience) break;
+        loop.end_epoch(epoch);
+        if (loop.out_of_patience(options.patience)) break;
     }
-    for (std::size_t k = 0; k < params.size(); ++k) params[k]->value = best_weights[k];
-    result.train_seconds = seconds_before + seconds_since(t_start);
-    result.epoch_seconds_median = median(epoch_seconds);
+    loop.restore_best();
+    NodeTrainResult result;
+    result.epochs_run = loop.epochs_run;
+    result.best_epoch = loop.best_epoch;
+    result.train_seconds = loop.train_seconds();
+    result.epoch_seconds_median = median(loop.epoch_seconds);
 
     const Matrix logits = model.forward(graph, features, /*training=*/false);
     const std::vector<int> pred = argmax_rows(logits);

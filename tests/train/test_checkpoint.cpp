@@ -125,6 +125,79 @@ TEST_CASE("Adam's state put into a fresh optimiser continues with the same steps
     CHECK_THROWS_WITH(second.set_state(wrong), Contains("moment of 'b' is 2x2, the parameter 1x2"));
 }
 
+TEST_CASE("LoopState: a fresh run starts from the given bests; a resumed one puts back every part of the state", "[checkpoint][train]") {
+    Parameter a{"a", 2, 3};
+    Rng init(4);
+    a.value = test::random_matrix<float>(2, 3, init);
+    Adam adam({&a}, {.lr = 0.1});
+    Rng rng(8);
+    CheckpointOptions none;
+    LoopState fresh({&a}, adam, rng, none, -1.0, 5.0);
+    CHECK(fresh.first_epoch() == 1);
+    CHECK(fresh.best_score == -1.0);
+    CHECK(fresh.best_loss == 5.0);
+    CHECK(fresh.best_weights.empty());
+    CHECK_FALSE(fresh.out_of_patience(3));
+    CHECK_FALSE(fresh.out_of_patience(0));
+    const Matrix kept = a.value;
+    fresh.keep_best(2);
+    a.value.setZero();
+    fresh.restore_best();
+    CHECK(a.value == kept);
+    CHECK(fresh.best_epoch == 2);
+
+    // The state after 4 epochs, as a trainer would save it; then a different parameter value
+    // and Rng, which resuming must overwrite.
+    std::vector<TrainState> saved;
+    CheckpointOptions every;
+    every.every = 2;
+    every.save = [&](const TrainState& st) { saved.push_back(st); };
+    LoopState writer({&a}, adam, rng, every, 0.0, 0.0);
+    writer.best_score = 0.8;
+    writer.best_loss = 0.3;
+    writer.keep_best(3);
+    writer.since_best = 1;
+    writer.epoch_seconds = {0.5, 0.25, 0.75, 1.0};
+    writer.extend = [](TrainState& st) { st.order = {2, 0, 1}; };
+    writer.end_epoch(3);
+    CHECK(saved.empty());  // not due
+    writer.end_epoch(4);
+    REQUIRE(saved.size() == 1);
+    const TrainState st = saved.front();
+    CHECK(st.epoch == 4);
+    CHECK(st.order == std::vector<std::size_t>{2, 0, 1});
+    const Matrix at_save = a.value;
+    const std::uint64_t rng_at_save = rng.state();
+    a.value.setConstant(7.0f);
+    rng.next_u64();
+
+    CheckpointOptions resume;
+    resume.resume_from = &st;
+    LoopState resumed({&a}, adam, rng, resume, -1.0, 5.0);
+    CHECK(a.value == at_save);
+    CHECK(rng.state() == rng_at_save);
+    CHECK(resumed.first_epoch() == 5);
+    CHECK(resumed.best_score == 0.8);
+    CHECK(resumed.best_loss == 0.3);
+    CHECK(resumed.best_epoch == 3);
+    CHECK(resumed.since_best == 1);
+    CHECK(resumed.best_weights == st.best_weights);
+    CHECK(resumed.epoch_seconds == std::vector<double>{0.5, 0.25, 0.75, 1.0});
+    CHECK(resumed.train_seconds() >= st.train_seconds);
+    CHECK(resumed.out_of_patience(1));
+    CHECK_FALSE(resumed.out_of_patience(2));
+
+    // A stop request hands the state over and throws.
+    std::atomic<bool> stop{true};
+    CheckpointOptions stopping;
+    stopping.stop = &stop;
+    stopping.save = [&](const TrainState& s2) { saved.push_back(s2); };
+    LoopState stopped({&a}, adam, rng, stopping, 0.0, 0.0);
+    CHECK_THROWS_AS(stopped.end_epoch(1), TrainingInterrupted);
+    REQUIRE(saved.size() == 2);
+    CHECK(saved.back().epoch == 1);
+}
+
 TEST_CASE("A checkpoint file keeps every part of the training state exactly", "[checkpoint]") {
     TempDir dir;
     const NodeSetup setup;

@@ -32,6 +32,7 @@
 #include "gatkit/train/optimizer.hpp"
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -115,5 +116,58 @@ inline bool stop_requested(const CheckpointOptions& o) { return o.stop && o.stop
 inline bool checkpoint_due(const CheckpointOptions& o, int epoch) { return o.save && o.every > 0 && epoch % o.every == 0; }
 // Hands the state to the save callback (when there is one) and throws TrainingInterrupted.
 [[noreturn]] void interrupt_training(const CheckpointOptions& o, const TrainState& state);
+
+// The bookkeeping every training loop shares — the kept epoch and its weights, the patience
+// counter, the epoch timings — and the checkpoint plumbing around it. A trainer decides what
+// "better" means; the loop state remembers it, writes it into checkpoints and puts it back on
+// resume:
+//
+//   LoopState loop(params, adam, rng, options.checkpoint, <initial best score>, <initial best loss>);
+//   for (int epoch = loop.first_epoch(); epoch <= epochs && !loop.out_of_patience(patience); ++epoch) {
+//       ... train; loop.epoch_seconds.push_back(...); evaluate ...
+//       if (better) loop.keep_best(epoch); else ++loop.since_best;
+//       loop.end_epoch(epoch);      // periodic checkpoint; a stop request throws TrainingInterrupted
+//       if (loop.out_of_patience(patience)) break;
+//   }
+//   loop.restore_best();
+class LoopState {
+public:
+    // A fresh run starts from `best_score` and `best_loss`; with options.resume_from the run
+    // continues that state instead (weights, Adam, Rng and all of the bookkeeping put back).
+    LoopState(const ParameterList<float>& params, AdamT<float>& adam, Rng& rng, const CheckpointOptions& options, double best_score,
+              double best_loss);
+
+    int first_epoch() const { return epochs_run + 1; }
+    // Patience used up: stop (also true for a resumed state that had already stopped early).
+    bool out_of_patience(int patience) const { return patience > 0 && since_best >= patience; }
+    // The parameters now become the kept weights of `epoch`; the patience counter restarts.
+    void keep_best(int epoch);
+    // Ends `epoch`: counts it, writes a periodic checkpoint when one is due, and hands the state to
+    // the checkpoint callback and throws TrainingInterrupted when a stop was requested.
+    void end_epoch(int epoch);
+    // The whole state after `epochs_completed` epochs, with what `extend` adds.
+    TrainState state(int epochs_completed) const;
+    // Puts the kept weights into the parameters (no-op before any epoch was kept).
+    void restore_best() const;
+    // Seconds since the run began, a resumed run's earlier part included.
+    double train_seconds() const;
+
+    double best_score, best_loss;  // as each trainer defines them (TrainState)
+    int best_epoch = 0;            // 0: no epoch kept yet
+    int since_best = 0;
+    int epochs_run = 0;
+    std::vector<Matrix> best_weights;
+    std::vector<double> epoch_seconds;  // training pass of each epoch
+    // Adds a trainer's own fields to every state (the graph trainer: its training order).
+    std::function<void(TrainState&)> extend;
+
+private:
+    ParameterList<float> params_;
+    AdamT<float>& adam_;
+    Rng& rng_;
+    const CheckpointOptions& options_;
+    double seconds_before_ = 0;  // a resumed run's earlier part
+    std::chrono::steady_clock::time_point start_;
+};
 
 }  // namespace gatkit
