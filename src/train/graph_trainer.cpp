@@ -313,12 +313,7 @@ GraphTrainResult train_graph_model(Model& model, const GraphDataset& data, const
         loop.end_epoch(epoch);
         if (loop.out_of_patience(o.patience)) break;
     }
-    loop.restore_best();
-    GraphTrainResult result;
-    result.epochs_run = loop.epochs_run;
-    result.best_epoch = loop.best_epoch;
-    result.train_seconds = loop.train_seconds();
-    result.epoch_seconds_median = median(loop.epoch_seconds);
+    GraphTrainResult result = finish_run<GraphTrainResult>(loop);
     result.val = evaluate_predictions(c.target_type, predict_graphs(model, data, split.val), val_targets);
     if (!split.test.empty())
         result.test = evaluate_predictions(c.target_type, predict_graphs(model, data, split.test), rows_of(data.targets, split.test),

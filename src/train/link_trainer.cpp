@@ -66,17 +66,6 @@ void encode_for_training(LinkModel& model, const Graph& graph, const Matrix& x, 
     model.encode(graph, xa, /*training=*/true, &rng);
 }
 
-// Puts the kept weights back and fills the run's bookkeeping into a result.
-LinkTrainResult finish(const LoopState& loop) {
-    loop.restore_best();
-    LinkTrainResult r;
-    r.epochs_run = loop.epochs_run;
-    r.best_epoch = loop.best_epoch;
-    r.train_seconds = loop.train_seconds();
-    r.epoch_seconds_median = median(loop.epoch_seconds);
-    return r;
-}
-
 }  // namespace
 
 LinkTrainResult train_link_predictor(LinkModel& model, const Graph& graph, const Matrix& x, const LinkSplit& split,
@@ -124,7 +113,7 @@ LinkTrainResult train_link_predictor(LinkModel& model, const Graph& graph, const
         loop.end_epoch(epoch);
         if (loop.out_of_patience(options.patience)) break;
     }
-    LinkTrainResult result = finish(loop);
+    LinkTrainResult result = finish_run<LinkTrainResult>(loop);
     model.node_vectors = model.encode(graph, x, /*training=*/false);
     result.val = evaluate_links(model, split.val_pos, split.val_neg);
     if (!split.test_pos.empty() && !split.test_neg.empty()) result.test = evaluate_links(model, split.test_pos, split.test_neg);
@@ -187,7 +176,7 @@ LinkTrainResult train_edge_classifier(LinkModel& model, const Graph& graph, cons
         loop.end_epoch(epoch);
         if (loop.out_of_patience(options.patience)) break;
     }
-    LinkTrainResult result = finish(loop);
+    LinkTrainResult result = finish_run<LinkTrainResult>(loop);
     model.node_vectors = model.encode(graph, x, /*training=*/false);
     // The majority class of the training edges: the baseline every edge classifier must beat.
     std::vector<int> counts(static_cast<std::size_t>(K), 0);

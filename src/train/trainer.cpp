@@ -71,12 +71,7 @@ NodeTrainResult train_node_classifier(Model& model, const Graph& graph, const Ma
         loop.end_epoch(epoch);
         if (loop.out_of_patience(options.patience)) break;
     }
-    loop.restore_best();
-    NodeTrainResult result;
-    result.epochs_run = loop.epochs_run;
-    result.best_epoch = loop.best_epoch;
-    result.train_seconds = loop.train_seconds();
-    result.epoch_seconds_median = median(loop.epoch_seconds);
+    NodeTrainResult result = finish_run<NodeTrainResult>(loop);
 
     const Matrix logits = model.forward(graph, features, /*training=*/false);
     const std::vector<int> pred = argmax_rows(logits);

@@ -671,10 +671,13 @@ TEST_CASE("graph train: bad input is a one-line user error and writes no model",
 TEST_CASE("graph train on a TU-format folder: binary graph labels, random and k-fold splits", "[cli][graph]") {
     TempDir dir;
     const std::string tu = write_tu(dir);
+    const auto train_tu = [&](const std::string& extra) {
+        return run_gatkit("train --task graph --data " + shell_quote(tu) + " " + extra + kTiny + " --out " + shell_quote(dir.file("tu.gatkit")) +
+                          " --metrics-json " + shell_quote(dir.file("tu.json")));
+    };
 
     SECTION("random split") {
-        const CliResult r = run_gatkit("train --task graph --data " + shell_quote(tu) + " --split-sizes 0.5,0.25,0.25" + kTiny + " --out " +
-                                    shell_quote(dir.file("tu.gatkit")) + " --metrics-json " + shell_quote(dir.file("tu.json")));
+        const CliResult r = train_tu("--split-sizes 0.5,0.25,0.25");
         INFO("stdout: " << r.out << "\nstderr: " << r.err);
         REQUIRE(r.exit_code == 0);
         REQUIRE(fs::exists(dir.file("tu.gatkit")));
@@ -694,24 +697,14 @@ TEST_CASE("graph train on a TU-format folder: binary graph labels, random and k-
         CHECK(has(r.out, "test_accuracy"));
     }
     SECTION("--metric that does not apply to the target type") {
-        const CliResult r = run_gatkit("train --task graph --data " + shell_quote(tu) + " --metric rmse" + kTiny + " --out " + shell_quote(dir.file("tu.gatkit")));
+        const CliResult r = train_tu("--metric rmse");
         require_one_line_error(r);
         CHECK(has(r.err, "selection metric rmse"));
         CHECK(has(r.err, "roc_auc"));
         CHECK_FALSE(fs::exists(dir.file("tu.gatkit")));
     }
     SECTION("--metric loss selects on the validation loss") {
-        const CliResult r = run_gatkit("train --task graph --data " + shell_quote(tu) + " --split-sizes 0.5,0.25,0.25 --metric loss" + kTiny +
-                                       " --out " + shell_quote(dir.file("tu.gatkit")) + " --metrics-json " + shell_quote(dir.file("tu.json")));
-        INFO("stdout: " << r.out << "\nstderr: " << r.err);
-        REQUIRE(r.exit_code == 0);
-        const nlohmann::json m = load_json(dir.file("tu.json"));
-        CHECK(m["best_epoch"].get<int>() >= 1);
-        CHECK(m["best_epoch"].get<int>() <= m["epochs_run"].get<int>());
-    }
-    SECTION("--metric loss selects on the validation loss") {
-        const CliResult r = run_gatkit("train --task graph --data " + shell_quote(tu) + " --split-sizes 0.5,0.25,0.25 --metric loss" + kTiny +
-                                       " --out " + shell_quote(dir.file("tu.gatkit")) + " --metrics-json " + shell_quote(dir.file("tu.json")));
+        const CliResult r = train_tu("--split-sizes 0.5,0.25,0.25 --metric loss");
         INFO("stdout: " << r.out << "\nstderr: " << r.err);
         REQUIRE(r.exit_code == 0);
         const nlohmann::json m = load_json(dir.file("tu.json"));
@@ -719,8 +712,7 @@ TEST_CASE("graph train on a TU-format folder: binary graph labels, random and k-
         CHECK(m["best_epoch"].get<int>() <= m["epochs_run"].get<int>());
     }
     SECTION("kfold:3") {
-        const CliResult r = run_gatkit("train --task graph --data " + shell_quote(tu) + " --split kfold:3" + kTiny + " --out " + shell_quote(dir.file("tu.gatkit")) +
-                                    " --metrics-json " + shell_quote(dir.file("tu.json")));
+        const CliResult r = train_tu("--split kfold:3");
         INFO("stdout: " << r.out << "\nstderr: " << r.err);
         REQUIRE(r.exit_code == 0);
         const nlohmann::json m = load_json(dir.file("tu.json"));

@@ -36,6 +36,16 @@ GraphDataset random_graph_dataset(int count, std::uint64_t seed) {
     return d;
 }
 
+GraphFitOptions tiny_graph_fit() {
+    GraphFitOptions fit;
+    fit.edge_features = false;
+    fit.model.layers = 2;
+    fit.model.heads = 2;
+    fit.model.hidden = 4;
+    fit.model.mlp_hidden = 8;
+    return fit;
+}
+
 void write_gz(const std::string& path, const std::string& text) {
     gzFile f = gzopen(path.c_str(), "wb");
     if (!f) throw std::runtime_error("gzopen failed for " + path);

@@ -4,6 +4,7 @@
 #include "gatkit/core/random.hpp"
 #include "gatkit/graph/graph.hpp"
 #include "gatkit/io/dataset.hpp"
+#include "gatkit/train/fit.hpp"
 
 #include <filesystem>
 #include <string>
@@ -25,6 +26,9 @@ MatrixT<T> random_matrix(Eigen::Index rows, Eigen::Index cols, Rng& rng) {
 // `count` small random graphs (3 to 7 nodes, 4 features, no edge features) whose one binary
 // target says whether the graph's features sum above 0.
 GraphDataset random_graph_dataset(int count, std::uint64_t seed = 21);
+// A small graph model for random_graph_dataset: 2 layers × 2 heads × 4, an 8-wide MLP head, no
+// edge features.
+GraphFitOptions tiny_graph_fit();
 
 // Writes `text` gzip-compressed to `path`.
 void write_gz(const std::string& path, const std::string& text);

@@ -333,12 +333,7 @@ TEST_CASE("Graph training stopped between two batches resumes inside the epoch t
     const GraphDataset data = test::random_graph_dataset(40);
     IndexSplit split;
     for (std::size_t i = 0; i < 40; ++i) (i < 28 ? split.train : i < 34 ? split.val : split.test).push_back(i);
-    GraphFitOptions fit;
-    fit.edge_features = false;
-    fit.model.layers = 2;
-    fit.model.heads = 2;
-    fit.model.hidden = 4;
-    fit.model.mlp_hidden = 8;
+    GraphFitOptions fit = test::tiny_graph_fit();
     fit.model.dropout = 0.2;  // dropout masks must continue too
     GraphTrainOptions o;
     o.epochs = 6;

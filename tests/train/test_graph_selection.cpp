@@ -37,12 +37,7 @@ SelectionRun run_selection(const std::string& select_metric) {
     IndexSplit split;
     // Five validation graphs: accuracy takes one of six values, so epochs tie on it.
     for (std::size_t i = 0; i < 60; ++i) (i < 45 ? split.train : i < 50 ? split.val : split.test).push_back(i);
-    GraphFitOptions fit;
-    fit.edge_features = false;
-    fit.model.layers = 2;
-    fit.model.heads = 2;
-    fit.model.hidden = 4;
-    fit.model.mlp_hidden = 8;
+    GraphFitOptions fit = test::tiny_graph_fit();
     GraphTrainOptions o;
     o.epochs = 40;
     o.patience = 0;

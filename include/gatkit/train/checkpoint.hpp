@@ -28,6 +28,7 @@
 #include "gatkit/core/error.hpp"
 #include "gatkit/core/parameter.hpp"
 #include "gatkit/core/random.hpp"
+#include "gatkit/core/stats.hpp"
 #include "gatkit/model/config.hpp"
 #include "gatkit/train/optimizer.hpp"
 
@@ -169,5 +170,18 @@ private:
     double seconds_before_ = 0;  // a resumed run's earlier part
     std::chrono::steady_clock::time_point start_;
 };
+
+// The end of a run: the kept weights go back into the parameters, and a trainer's result type
+// (NodeTrainResult, GraphTrainResult, LinkTrainResult) gets the run's bookkeeping.
+template <class Result>
+Result finish_run(const LoopState& loop) {
+    loop.restore_best();
+    Result r;
+    r.epochs_run = loop.epochs_run;
+    r.best_epoch = loop.best_epoch;
+    r.train_seconds = loop.train_seconds();
+    r.epoch_seconds_median = median(loop.epoch_seconds);
+    return r;
+}
 
 }  // namespace gatkit
