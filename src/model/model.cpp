@@ -161,14 +161,26 @@ AttentionOptions layer_options(const ModelConfig& c, Eigen::Index in, Eigen::Ind
 }
 
 Matrix Model::forward(const Graph& graph, const Matrix& x, bool training, Rng* rng) {
+    return node_forward(graph, &x, nullptr, training, rng);
+}
+
+Matrix Model::forward(const Graph& graph, const SparseRows& x, bool training, Rng* rng) {
+    if (pe_proj_) return forward(graph, x.to_dense(), training, rng);  // the projection adds to dense features
+    return node_forward(graph, nullptr, &x, training, rng);
+}
+
+Matrix Model::node_forward(const Graph& graph, const Matrix* x, const SparseRows* x_sparse, bool training, Rng* rng) {
     if (config_.task != "node") throw ConfigError("model: a " + config_.task + " model needs a batch of graphs, not one node graph");
+    if (x_sparse && x_sparse->cols != config_.in_features)
+        throw ShapeError("model: input has " + std::to_string(x_sparse->cols) + " columns, the model expects " +
+                         std::to_string(config_.in_features));
     last_was_graph_ = false;
     const Graph& g = attend(graph, {});
-    Matrix h = input(x);
+    Matrix h = x_sparse ? Matrix() : input(*x);
     for (std::size_t l = 0; l < layers_.size(); ++l) {
-        Matrix z = layers_[l]->forward(g, h, training, rng, nullptr);
+        Matrix z = l == 0 && x_sparse ? layers_[l]->forward(g, *x_sparse, training, rng, nullptr) : layers_[l]->forward(g, h, training, rng, nullptr);
         if (l + 1 == layers_.size()) {
-            node_vectors_ = std::move(h);
+            node_vectors_ = l == 0 && x_sparse ? x_sparse->to_dense() : std::move(h);
             return z;
         }
         h = activation_forward(config_.activation, z);

@@ -27,6 +27,13 @@ public:
     Matrix forward(const Graph& graph, const Matrix& x, bool training, Rng* rng, const Matrix* edge_attr) override {
         return layer_.forward(graph, x, cache_, training, rng, edge_attr);
     }
+    Matrix forward(const Graph& graph, const SparseRows& x, bool training, Rng* rng, const Matrix* edge_attr) override {
+        if constexpr (requires { layer_.forward(graph, x, cache_, training, rng, edge_attr); }) {
+            return layer_.forward(graph, x, cache_, training, rng, edge_attr);
+        } else {
+            return AttentionLayer::forward(graph, x, training, rng, edge_attr);
+        }
+    }
     Matrix backward(const Matrix& dout, bool need_dx) override { return layer_.backward(dout, cache_, need_dx); }
     void parameters(ParameterList<float>& out) override { layer_.parameters(out); }
     const Matrix& attention() const override { return cache_.alpha; }
@@ -73,6 +80,7 @@ public:
         if (o.in != width_) proj_ = std::make_unique<Linear>(LinearOptions{.in = o.in, .out = width_, .bias = false}, rng, name + ".proj");
     }
     Eigen::Index out_width() const override { return width_; }
+    using AttentionLayer::forward;  // the sparse input: densified
     Matrix forward(const Graph& graph, const Matrix& x, bool training, Rng* rng, const Matrix* edge_attr) override {
         Matrix h = attn_->forward(graph, x, training, rng, edge_attr);
         h += proj_ ? proj_->forward(x, proj_cache_) : x;

@@ -3,6 +3,7 @@
 
 #include "gatkit/core/error.hpp"
 #include "gatkit/core/parallel.hpp"
+#include "gatkit/core/vmath.hpp"
 #include "gatkit/nn/init.hpp"
 
 #include <cmath>
@@ -52,12 +53,13 @@ void GatConvT<T>::edge_scores(const Graph& graph, const Graph& g, const MatrixT<
 }
 
 template <class T>
-MatrixT<T> GatConvT<T>::forward(const Graph& graph, const MatrixT<T>& x, GatConvCache<T>& cache, bool training, Rng* rng,
-                                const MatrixT<T>* edge_attr) const {
-    const Eigen::Index N = graph.num_nodes(), H = options_.heads, C = options_.out, D = options_.edge_dim;
-    if (x.rows() != N || x.cols() != options_.in)
-        throw ShapeError(name_ + ": x is " + std::to_string(x.rows()) + "x" + std::to_string(x.cols()) + ", expected " +
-                         std::to_string(N) + " nodes x in_features = " + std::to_string(options_.in));
+void GatConvT<T>::project(const Graph& graph, const MatrixT<T>* x, const SparseRowsT<T>* x_sparse, GatConvCache<T>& cache,
+                          bool training, Rng* rng, const MatrixT<T>* edge_attr) const {
+    const Eigen::Index N = graph.num_nodes(), D = options_.edge_dim;
+    const Eigen::Index rows = x ? x->rows() : x_sparse->rows, cols = x ? x->cols() : x_sparse->cols;
+    if (rows != N || cols != options_.in)
+        throw ShapeError(name_ + ": x is " + std::to_string(rows) + "x" + std::to_string(cols) + ", expected " + std::to_string(N) +
+                         " nodes x in_features = " + std::to_string(options_.in));
     const bool has_edges = D > 0;
     if (has_edges && !edge_attr)
         throw ConfigError(name_ + ": edge_dim = " + std::to_string(D) + " needs edge_attr (" + std::to_string(graph.num_edges()) +
@@ -68,24 +70,65 @@ MatrixT<T> GatConvT<T>::forward(const Graph& graph, const MatrixT<T>& x, GatConv
     if (!has_edges && edge_attr)
         throw ConfigError(name_ + ": edge_attr given (" + std::to_string(edge_attr->rows()) + "x" + std::to_string(edge_attr->cols()) +
                           ") but the layer has edge_dim = 0");
+    cache.input_drop.active = training && options_.input_dropout > 0.0;
+    cache.attn_drop.active = training && options_.dropout > 0.0;
+    if ((cache.input_drop.active || cache.attn_drop.active) && !rng)
+        throw ConfigError(name_ + ": training with dropout needs an Rng");
+    if (cache.input_drop.active) cache.input_drop.key = rng->next_u64();
+    if (cache.attn_drop.active) cache.attn_drop.key = rng->next_u64();
+    cache.x_sparse = x_sparse;
+    if (x) {
+        cache.x = *x;
+        cache.x_values.clear();
+        if (cache.input_drop.active) apply_dropout_mask(cache.x, cache.input_drop.key, options_.input_dropout);
+    } else {
+        cache.x.resize(0, 0);
+        cache.x_values = cache.input_drop.active ? dropped_values(*x_sparse, cache.input_drop.key, options_.input_dropout) : x_sparse->value;
+    }
+    input_times(cache, weight_.value, cache.xw, /*accumulate=*/false);
+}
+
+template <class T>
+void GatConvT<T>::input_times(const GatConvCache<T>& cache, const MatrixT<T>& w, MatrixT<T>& out, bool accumulate) const {
+    if (cache.x_sparse) {
+        sparse_times_dense(*cache.x_sparse, cache.x_values, w, out, accumulate);
+    } else {
+        gemm_nn(cache.x, w, out, accumulate);
+    }
+}
+
+template <class T>
+void GatConvT<T>::input_transpose_times_add(const GatConvCache<T>& cache, const MatrixT<T>& dy, MatrixT<T>& grad) const {
+    if (cache.x_sparse) {
+        sparse_transpose_times_dense_add(*cache.x_sparse, cache.x_values, dy, grad);
+    } else {
+        gemm_tn(cache.x, dy, grad, /*accumulate=*/true);
+    }
+}
+
+template <class T>
+MatrixT<T> GatConvT<T>::forward(const Graph& graph, const MatrixT<T>& x, GatConvCache<T>& cache, bool training, Rng* rng,
+                                const MatrixT<T>* edge_attr) const {
+    project(graph, &x, nullptr, cache, training, rng, edge_attr);
+    return attend(graph, cache, edge_attr);
+}
+
+template <class T>
+MatrixT<T> GatConvT<T>::forward(const Graph& graph, const SparseRowsT<T>& x, GatConvCache<T>& cache, bool training, Rng* rng,
+                                const MatrixT<T>* edge_attr) const {
+    project(graph, nullptr, &x, cache, training, rng, edge_attr);
+    return attend(graph, cache, edge_attr);
+}
+
+template <class T>
+MatrixT<T> GatConvT<T>::attend(const Graph& graph, GatConvCache<T>& cache, const MatrixT<T>* edge_attr) const {
+    const Eigen::Index N = graph.num_nodes(), H = options_.heads, C = options_.out;
+    const bool has_edges = options_.edge_dim > 0;
     const Graph& g = options_.add_self_loops ? graph.with_self_loops() : graph;
     cache.graph = &g;
     const auto& offsets = g.in_offsets();
     const auto& src = g.in_src();
     const T slope = static_cast<T>(options_.negative_slope);
-
-    cache.x = x;
-    cache.input_drop.active = training && options_.input_dropout > 0.0;
-    cache.attn_drop.active = training && options_.dropout > 0.0;
-    if ((cache.input_drop.active || cache.attn_drop.active) && !rng)
-        throw ConfigError(name_ + ": training with dropout needs an Rng");
-    if (cache.input_drop.active) {
-        cache.input_drop.key = rng->next_u64();
-        apply_dropout_mask(cache.x, cache.input_drop.key, options_.input_dropout);
-    }
-    if (cache.attn_drop.active) cache.attn_drop.key = rng->next_u64();
-
-    gemm_nn(cache.x, weight_.value, cache.xw);
     const MatrixT<T>& xw = cache.xw;
 
     cache.a_src.resize(N, H);
@@ -98,46 +141,78 @@ MatrixT<T> GatConvT<T>::forward(const Graph& graph, const MatrixT<T>& x, GatConv
         }
 
     if (has_edges) edge_scores(graph, g, *edge_attr, cache);
-    const auto edge_term = [&](EdgeId e, Eigen::Index h) { return has_edges ? cache.edge_score(e, h) : T(0); };
 
-    cache.alpha.resize(g.num_edges(), H);
-    MatrixT<T> out = MatrixT<T>::Zero(N, out_width());
-    const bool attn_drop = cache.attn_drop.active;
+    // One pass per destination row i, all heads at once (each edge's H scores are contiguous in
+    // the E×H matrices, so the loops over h and over h·C + c run lane-wise):
+    //   scores and row maxima → exp and row sums → α, α' = dropout(α)·head_scale → out_i += α' xw_j
+    const Eigen::Index E = g.num_edges(), HC = H * C, W = out_width();
+    cache.alpha.resize(E, H);
+    cache.alpha_used.resize(E, H);
+    MatrixT<T> out = MatrixT<T>::Zero(N, W);
+    const bool attn_drop = cache.attn_drop.active, concat = options_.concat;
     const std::uint64_t attn_key = cache.attn_drop.key;
     const double p_attn = options_.dropout;
     const T attn_scale = T(1) / T(1 - p_attn);
-    const T head_scale = options_.concat ? T(1) : T(1) / T(H);
+    const T head_scale = concat ? T(1) : T(1) / T(H);
+    const T* a_src = cache.a_src.data();
+    const T* a_dst = cache.a_dst.data();
+    const T* edge_score = has_edges ? cache.edge_score.data() : nullptr;
+    T* alpha = cache.alpha.data();
+    T* alpha_used = cache.alpha_used.data();
 
-#pragma omp parallel for schedule(dynamic, 64)
-    for (Eigen::Index i = 0; i < N; ++i) {
-        const EdgeId e0 = offsets[i], e1 = offsets[i + 1];
-        if (e0 == e1) continue;  // attends to nothing: attention output stays 0 (documented)
-        for (Eigen::Index h = 0; h < H; ++h) {
+#pragma omp parallel
+    {
+        std::vector<T> row_max(H), inv_sum(H), spread(HC);
+#pragma omp for schedule(dynamic, 64)
+        for (Eigen::Index i = 0; i < N; ++i) {
+            const EdgeId e0 = offsets[i], e1 = offsets[i + 1];
+            if (e0 == e1) continue;  // attends to nothing: attention output stays 0 (documented)
+            const T* ad = a_dst + i * H;
             // Subtract the row maximum before exp so no score overflows; start from -inf.
-            T row_max = -std::numeric_limits<T>::infinity();
+            std::fill(row_max.begin(), row_max.end(), -std::numeric_limits<T>::infinity());
             for (EdgeId e = e0; e < e1; ++e) {
-                const T z = cache.a_src(src[e], h) + cache.a_dst(i, h) + edge_term(e, h);
-                const T s = z > T(0) ? z : slope * z;
-                cache.alpha(e, h) = s;
-                row_max = std::max(row_max, s);
+                const T* as = a_src + static_cast<Eigen::Index>(src[e]) * H;
+                T* s = alpha + e * H;
+                for (Eigen::Index h = 0; h < H; ++h) s[h] = as[h] + ad[h];
+                if (edge_score)
+                    for (Eigen::Index h = 0; h < H; ++h) s[h] += edge_score[e * H + h];
+                for (Eigen::Index h = 0; h < H; ++h) {
+                    s[h] = s[h] > T(0) ? s[h] : slope * s[h];
+                    row_max[h] = std::max(row_max[h], s[h]);
+                }
             }
-            T sum = 0;
+            for (EdgeId e = e0; e < e1; ++e)
+                for (Eigen::Index h = 0; h < H; ++h) alpha[e * H + h] -= row_max[h];
+            T* row = alpha + e0 * H;  // the row's scores, contiguous: one flat loop vectorises exp
+            for (Eigen::Index k = 0; k < (e1 - e0) * H; ++k) row[k] = exp_v(row[k]);
+            std::fill(inv_sum.begin(), inv_sum.end(), T(0));
+            for (EdgeId e = e0; e < e1; ++e)
+                for (Eigen::Index h = 0; h < H; ++h) inv_sum[h] += alpha[e * H + h];
+            for (Eigen::Index h = 0; h < H; ++h) inv_sum[h] = T(1) / inv_sum[h];  // sum >= 1: the max term is exp(0)
+            T* o = out.data() + i * W;
             for (EdgeId e = e0; e < e1; ++e) {
-                const T w = std::exp(cache.alpha(e, h) - row_max);
-                cache.alpha(e, h) = w;
-                sum += w;
-            }
-            const T inv = T(1) / sum;  // sum >= 1: the max term contributes exp(0)
-            auto out_h = out.row(i).segment(options_.concat ? h * C : 0, C);
-            for (EdgeId e = e0; e < e1; ++e) {
-                cache.alpha(e, h) *= inv;
-                T a = cache.alpha(e, h) * head_scale;
-                if (attn_drop) a = dropout_keeps(attn_key, static_cast<std::uint64_t>(e * H + h), p_attn) ? a * attn_scale : T(0);
-                if (a != T(0)) out_h.noalias() += a * xw.row(src[e]).segment(h * C, C);
+                T* a = alpha + e * H;
+                T* u = alpha_used + e * H;
+                for (Eigen::Index h = 0; h < H; ++h) {
+                    a[h] *= inv_sum[h];
+                    u[h] = a[h] * head_scale;
+                }
+                if (attn_drop)
+                    for (Eigen::Index h = 0; h < H; ++h)
+                        u[h] = dropout_keeps(attn_key, static_cast<std::uint64_t>(e * H + h), p_attn) ? u[h] * attn_scale : T(0);
+                const T* xs = xw.data() + static_cast<Eigen::Index>(src[e]) * HC;
+                if (concat) {
+                    for (Eigen::Index h = 0; h < H; ++h)
+                        for (Eigen::Index c = 0; c < C; ++c) spread[h * C + c] = u[h];
+                    for (Eigen::Index k = 0; k < HC; ++k) o[k] += spread[k] * xs[k];
+                } else {
+                    for (Eigen::Index h = 0; h < H; ++h)
+                        for (Eigen::Index c = 0; c < C; ++c) o[c] += u[h] * xs[h * C + c];
+                }
             }
         }
     }
-    if (options_.residual) gemm_nn(cache.x, res_weight_.value, out, /*accumulate=*/true);
+    if (options_.residual) input_times(cache, res_weight_.value, out, /*accumulate=*/true);
     if (options_.bias) out.rowwise() += bias_.value.row(0);
     return out;
 }
@@ -154,21 +229,18 @@ MatrixT<T> GatConvT<T>::backward(const MatrixT<T>& dout, const GatConvCache<T>& 
     const auto& src = g.in_src();
     const MatrixT<T>& xw = cache.xw;
     const T slope = static_cast<T>(options_.negative_slope);
-    const bool attn_drop = cache.attn_drop.active;
+    const bool attn_drop = cache.attn_drop.active, concat = options_.concat;
     const std::uint64_t attn_key = cache.attn_drop.key;
     const double p_attn = options_.dropout;
     const T attn_scale = T(1) / T(1 - p_attn);
-    const T head_scale = options_.concat ? T(1) : T(1) / T(H);
-    // In the forward pass α'_eh = dropout(α_eh) · head_scale multiplied the message; this is it.
-    auto alpha_used = [&](EdgeId e, Eigen::Index h) {
-        T a = cache.alpha(e, h) * head_scale;
-        if (attn_drop) a = dropout_keeps(attn_key, static_cast<std::uint64_t>(e * H + h), p_attn) ? a * attn_scale : T(0);
-        return a;
-    };
+    const T head_scale = concat ? T(1) : T(1) / T(H);
     const bool has_edges = options_.edge_dim > 0;
-    const auto edge_term = [&](EdgeId e, Eigen::Index h) { return has_edges ? cache.edge_score(e, h) : T(0); };
-    // Column block of dout that head h's output went to.
-    const auto head_col = [&](Eigen::Index h) { return options_.concat ? h * C : Eigen::Index(0); };
+    const Eigen::Index HC = H * C, W = out_width();
+    const T* alpha = cache.alpha.data();
+    const T* alpha_used = cache.alpha_used.data();  // α' = dropout(α)·head_scale, what multiplied the messages
+    const T* a_src = cache.a_src.data();
+    const T* a_dst = cache.a_dst.data();
+    const T* edge_score = has_edges ? cache.edge_score.data() : nullptr;
 
     if (options_.bias) bias_.grad.row(0) += dout.colwise().sum();
 
@@ -178,27 +250,47 @@ MatrixT<T> GatConvT<T>::backward(const MatrixT<T>& dout, const GatConvCache<T>& 
     //   s = LeakyReLU(z), z = a_src_j + a_dst_i [+ edge_eh] ⇒ dz_eh = ds_eh · (z > 0 ? 1 : slope)
     MatrixT<T> dz(g.num_edges(), H);
     MatrixT<T> da_dst = MatrixT<T>::Zero(N, H);
-#pragma omp parallel for schedule(dynamic, 64)
-    for (Eigen::Index i = 0; i < N; ++i) {
-        const EdgeId e0 = offsets[i], e1 = offsets[i + 1];
-        for (Eigen::Index h = 0; h < H; ++h) {
-            const auto dout_ih = dout.row(i).segment(head_col(h), C);
-            T weighted = 0;
+#pragma omp parallel
+    {
+        std::vector<T> weighted(H), row_sum(H), prod(HC);
+#pragma omp for schedule(dynamic, 64)
+        for (Eigen::Index i = 0; i < N; ++i) {
+            const EdgeId e0 = offsets[i], e1 = offsets[i + 1];
+            const T* di = dout.data() + i * W;
+            std::fill(weighted.begin(), weighted.end(), T(0));
             for (EdgeId e = e0; e < e1; ++e) {
+                const T* xs = xw.data() + static_cast<Eigen::Index>(src[e]) * HC;
+                T* d = dz.data() + e * H;
+                if (concat) {
+                    for (Eigen::Index k = 0; k < HC; ++k) prod[k] = di[k] * xs[k];
+                } else {
+                    for (Eigen::Index h = 0; h < H; ++h)
+                        for (Eigen::Index c = 0; c < C; ++c) prod[h * C + c] = di[c] * xs[h * C + c];
+                }
                 // d(out)/d(α_eh) folds in the head scale and the dropout mask of α'
-                T da = dout_ih.dot(xw.row(src[e]).segment(h * C, C)) * head_scale;
-                if (attn_drop) da = dropout_keeps(attn_key, static_cast<std::uint64_t>(e * H + h), p_attn) ? da * attn_scale : T(0);
-                dz(e, h) = da;
-                weighted += cache.alpha(e, h) * da;
+                for (Eigen::Index h = 0; h < H; ++h) {
+                    T dot = 0;
+                    for (Eigen::Index c = 0; c < C; ++c) dot += prod[h * C + c];
+                    d[h] = dot * head_scale;
+                }
+                if (attn_drop)
+                    for (Eigen::Index h = 0; h < H; ++h)
+                        d[h] = dropout_keeps(attn_key, static_cast<std::uint64_t>(e * H + h), p_attn) ? d[h] * attn_scale : T(0);
+                for (Eigen::Index h = 0; h < H; ++h) weighted[h] += alpha[e * H + h] * d[h];
             }
-            T row_sum = 0;
+            std::fill(row_sum.begin(), row_sum.end(), T(0));
+            const T* ad = a_dst + i * H;
             for (EdgeId e = e0; e < e1; ++e) {
-                const T ds = cache.alpha(e, h) * (dz(e, h) - weighted);
-                const T z = cache.a_src(src[e], h) + cache.a_dst(i, h) + edge_term(e, h);
-                dz(e, h) = z > T(0) ? ds : slope * ds;
-                row_sum += dz(e, h);
+                const T* as = a_src + static_cast<Eigen::Index>(src[e]) * H;
+                T* d = dz.data() + e * H;
+                for (Eigen::Index h = 0; h < H; ++h) {
+                    const T ds = alpha[e * H + h] * (d[h] - weighted[h]);
+                    const T z = as[h] + ad[h] + (edge_score ? edge_score[e * H + h] : T(0));
+                    d[h] = z > T(0) ? ds : slope * ds;
+                    row_sum[h] += d[h];
+                }
             }
-            da_dst(i, h) = row_sum;
+            for (Eigen::Index h = 0; h < H; ++h) da_dst(i, h) = row_sum[h];
         }
     }
 
@@ -216,25 +308,39 @@ MatrixT<T> GatConvT<T>::backward(const MatrixT<T>& dout, const GatConvCache<T>& 
     // Pass 2, over source rows j of the transposed CSR (each thread owns rows of dxw):
     //   out_ih = Σ α'_eh xw_jh  ⇒ dxw_jh += α'_eh dout_ih
     //   z_eh = a_src_j + …     ⇒ da_src_jh += dz_eh
-    MatrixT<T> dxw = MatrixT<T>::Zero(N, H * C);
+    // then a_src_jh = a_src[h]ᵀ xw_jh, a_dst_jh = a_dst[h]ᵀ xw_jh ⇒ dxw_jh += da_src_jh a_src[h] + da_dst_jh a_dst[h]
+    MatrixT<T> dxw = MatrixT<T>::Zero(N, HC);
     MatrixT<T> da_src = MatrixT<T>::Zero(N, H);
     const auto& out_offsets = g.out_offsets();
     const auto& out_dst = g.out_dst();
     const auto& out_edge = g.out_edge();
-#pragma omp parallel for schedule(dynamic, 64)
-    for (Eigen::Index j = 0; j < N; ++j) {
-        for (EdgeId k = out_offsets[j]; k < out_offsets[j + 1]; ++k) {
-            const NodeId i = out_dst[k];
-            const EdgeId e = out_edge[k];
-            for (Eigen::Index h = 0; h < H; ++h) {
-                da_src(j, h) += dz(e, h);
-                const T a = alpha_used(e, h);
-                if (a != T(0)) dxw.row(j).segment(h * C, C).noalias() += a * dout.row(i).segment(head_col(h), C);
+    const T* att_src = att_src_.value.data();
+    const T* att_dst = att_dst_.value.data();
+#pragma omp parallel
+    {
+        std::vector<T> spread(HC);
+#pragma omp for schedule(dynamic, 64)
+        for (Eigen::Index j = 0; j < N; ++j) {
+            T* dj = dxw.data() + j * HC;
+            T* sj = da_src.data() + j * H;
+            for (EdgeId k = out_offsets[j]; k < out_offsets[j + 1]; ++k) {
+                const EdgeId e = out_edge[k];
+                const T* di = dout.data() + static_cast<Eigen::Index>(out_dst[k]) * W;
+                const T* u = alpha_used + e * H;
+                for (Eigen::Index h = 0; h < H; ++h) sj[h] += dz(e, h);
+                if (concat) {
+                    for (Eigen::Index h = 0; h < H; ++h)
+                        for (Eigen::Index c = 0; c < C; ++c) spread[h * C + c] = u[h];
+                    for (Eigen::Index q = 0; q < HC; ++q) dj[q] += spread[q] * di[q];
+                } else {
+                    for (Eigen::Index h = 0; h < H; ++h)
+                        for (Eigen::Index c = 0; c < C; ++c) dj[h * C + c] += u[h] * di[c];
+                }
             }
+            const T* dd = da_dst.data() + j * H;
+            for (Eigen::Index h = 0; h < H; ++h)
+                for (Eigen::Index c = 0; c < C; ++c) dj[h * C + c] += sj[h] * att_src[h * C + c] + dd[h] * att_dst[h * C + c];
         }
-        // a_src_jh = a_src[h]ᵀ xw_jh and a_dst_jh = a_dst[h]ᵀ xw_jh ⇒ dxw_jh += da_src_jh a_src[h] + da_dst_jh a_dst[h]
-        for (Eigen::Index h = 0; h < H; ++h)
-            dxw.row(j).segment(h * C, C) += da_src(j, h) * att_src_.value.row(h) + da_dst(j, h) * att_dst_.value.row(h);
     }
     // Attention vectors: da_src[h] += Σ_n da_src_nh xw_nh (single-threaded, fixed order).
     for (Eigen::Index h = 0; h < H; ++h) {
@@ -243,8 +349,8 @@ MatrixT<T> GatConvT<T>::backward(const MatrixT<T>& dout, const GatConvCache<T>& 
     }
 
     // xw = x'·W ⇒ dW += x'ᵀ·dxw, dx' = dxw·Wᵀ; residual: out += x'·W_res.
-    gemm_tn(cache.x, dxw, weight_.grad, /*accumulate=*/true);
-    if (options_.residual) gemm_tn(cache.x, dout, res_weight_.grad, /*accumulate=*/true);
+    input_transpose_times_add(cache, dxw, weight_.grad);
+    if (options_.residual) input_transpose_times_add(cache, dout, res_weight_.grad);
     MatrixT<T> dx;
     if (!need_dx) return dx;
     gemm_nt(dxw, weight_.value, dx);

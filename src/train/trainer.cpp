@@ -1,6 +1,7 @@
 #include "gatkit/train/trainer.hpp"
 
 #include "gatkit/core/error.hpp"
+#include "gatkit/core/sparse.hpp"
 #include "gatkit/core/stats.hpp"
 #include "gatkit/train/loss.hpp"
 #include "gatkit/train/metrics.hpp"
@@ -9,6 +10,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <optional>
 
 namespace gatkit {
 
@@ -26,6 +28,13 @@ NodeTrainResult train_node_classifier(Model& model, const Graph& graph, const Ma
     // best_loss the lowest validation loss.
     LoopState loop(params, adam, rng, options.checkpoint, -1.0, INFINITY);
     const DivergenceGuard<float> guard(params, loop.best_weights, loop.best_epoch);
+    // Mostly-zero features (bag of words: Cora is 1.3 % non-zero) go in as sparse rows: the same
+    // model with an O(nnz) first-layer product and input dropout (core/sparse.hpp).
+    std::optional<SparseRows> sparse;
+    if (!options.augment && density(features) <= kSparseInputDensity) sparse = SparseRows::from_dense(features);
+    const auto forward = [&](const Matrix& x, bool training, Rng* r) {
+        return sparse ? model.forward(graph, *sparse, training, r) : model.forward(graph, x, training, r);
+    };
 
     for (int epoch = loop.first_epoch(); epoch <= options.epochs && !loop.out_of_patience(options.patience); ++epoch) {
         const auto t0 = std::chrono::steady_clock::now();
@@ -35,7 +44,7 @@ NodeTrainResult train_node_classifier(Model& model, const Graph& graph, const Ma
             augmented = features;
             options.augment(augmented, rng);
         }
-        const Matrix logits = model.forward(graph, options.augment ? augmented : features, /*training=*/true, &rng);
+        const Matrix logits = forward(options.augment ? augmented : features, /*training=*/true, &rng);
         const LossResult<float> loss = softmax_cross_entropy(logits, labels, split.train);
         guard.check_loss(loss.loss, {.epoch = epoch});
         model.backward(loss.dlogits);
@@ -43,7 +52,7 @@ NodeTrainResult train_node_classifier(Model& model, const Graph& graph, const Ma
         adam.step();
         loop.epoch_seconds.push_back(seconds_since(t0));
 
-        const Matrix eval_logits = model.forward(graph, features, /*training=*/false);
+        const Matrix eval_logits = forward(features, /*training=*/false, nullptr);
         guard.check_outputs(eval_logits, "evaluation outputs", {.epoch = epoch});
         const std::vector<int> pred = argmax_rows(eval_logits);
         EpochStats s;
@@ -73,7 +82,7 @@ NodeTrainResult train_node_classifier(Model& model, const Graph& graph, const Ma
     }
     NodeTrainResult result = finish_run<NodeTrainResult>(loop);
 
-    const Matrix logits = model.forward(graph, features, /*training=*/false);
+    const Matrix logits = forward(features, /*training=*/false, nullptr);
     const std::vector<int> pred = argmax_rows(logits);
     result.train_accuracy = accuracy(pred, labels, split.train);
     result.val_accuracy = accuracy(pred, labels, split.val);

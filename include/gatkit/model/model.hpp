@@ -44,6 +44,10 @@ public:
 
     // Node task: logits N×K. rng is needed only when training (dropout).
     Matrix forward(const Graph& graph, const Matrix& x, bool training, Rng* rng = nullptr);
+    // The same on sparse features (core/sparse.hpp; x must outlive backward): the first layer
+    // runs on the stored entries only when it can (GAT), else on x densified. Same numbers as
+    // the dense call up to the order of float sums.
+    Matrix forward(const Graph& graph, const SparseRows& x, bool training, Rng* rng = nullptr);
     // Graph task: B×T outputs for a batch; edge_attr E×edge_dim (nullptr when edge_dim = 0).
     Matrix forward(const GraphBatch& batch, const Matrix& x, const Matrix* edge_attr, bool training, Rng* rng = nullptr);
     // The gradient of the loss with respect to the last forward's output; accumulates every
@@ -77,6 +81,8 @@ private:
     // The mask of the last graph seen (node tasks reuse it every epoch).
     std::shared_ptr<const void> mask_of_;
     AttentionMask mask_;
+    // The node task on dense x or sparse x_sparse (exactly one non-null).
+    Matrix node_forward(const Graph& graph, const Matrix* x, const SparseRows* x_sparse, bool training, Rng* rng);
     Matrix input(const Matrix& x);          // x as the first layer sees it (PE projected and added)
     void input_backward(const Matrix& dx);  // the PE projection's gradient
     const Graph& attend(const Graph& graph, const std::vector<NodeId>& offsets);

@@ -14,6 +14,7 @@
 
 #include "gatkit/core/parameter.hpp"
 #include "gatkit/core/random.hpp"
+#include "gatkit/core/sparse.hpp"
 #include "gatkit/graph/graph.hpp"
 
 #include <memory>
@@ -49,6 +50,11 @@ public:
     // x N×in on `graph` (the mask: incoming rows = whom each node attends to); edge_attr E×D
     // rows = edge ids of `graph` (null when edge_dim = 0). Keeps what backward needs.
     virtual Matrix forward(const Graph& graph, const Matrix& x, bool training, Rng* rng, const Matrix* edge_attr) = 0;
+    // The same on a sparse input (core/sparse.hpp), which must outlive backward. GatConv runs
+    // it natively (O(nnz) input product and dropout); the other layers densify it first.
+    virtual Matrix forward(const Graph& graph, const SparseRows& x, bool training, Rng* rng, const Matrix* edge_attr) {
+        return forward(graph, x.to_dense(), training, rng, edge_attr);
+    }
     // Accumulates parameter gradients of the last forward; returns dx (empty when !need_dx).
     virtual Matrix backward(const Matrix& dout, bool need_dx) = 0;
     virtual void parameters(ParameterList<float>& out) = 0;

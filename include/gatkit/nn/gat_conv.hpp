@@ -34,6 +34,7 @@
 
 #include "gatkit/core/parameter.hpp"
 #include "gatkit/core/random.hpp"
+#include "gatkit/core/sparse.hpp"
 #include "gatkit/graph/graph.hpp"
 #include "gatkit/nn/dropout.hpp"
 
@@ -58,11 +59,14 @@ struct GatConvOptions {
 template <class T>
 struct GatConvCache {
     const Graph* graph = nullptr;  // the graph attention ran on (self-looped when asked)
-    MatrixT<T> x;                  // N×F input after input dropout
+    MatrixT<T> x;                  // N×F input after input dropout (dense input)
+    const SparseRowsT<T>* x_sparse = nullptr;  // sparse input (the caller's; must outlive backward)
+    std::vector<T> x_values;       // its stored values after input dropout
     MatrixT<T> xw;                 // N×(H·C) projected features
     MatrixT<T> a_src;              // N×H  a_src[h]ᵀ xw_jh
     MatrixT<T> a_dst;              // N×H  a_dst[h]ᵀ xw_ih
     MatrixT<T> alpha;              // E×H  attention coefficients before attention dropout
+    MatrixT<T> alpha_used;         // E×H  α' = dropout(α) · (concat ? 1 : 1/H), what weighted the messages
     MatrixT<T> edge_attr;          // E×D  attributes of cache.graph's edges (loops: the mean), edge_dim > 0 only
     MatrixT<T> edge_score;         // E×H  a_edge[h]ᵀ (e_ij · W_e)_h, edge_dim > 0 only
     DropoutCache input_drop;
@@ -79,6 +83,11 @@ public:
     // rng is needed only when training with dropout. edge_attr (E×D, E = graph.num_edges()) is
     // required when edge_dim > 0 and must be null otherwise.
     MatrixT<T> forward(const Graph& graph, const MatrixT<T>& x, GatConvCache<T>& cache, bool training, Rng* rng = nullptr,
+                       const MatrixT<T>* edge_attr = nullptr) const;
+    // The same layer on a sparse input (core/sparse.hpp): x·W over the stored entries only, input
+    // dropout on them only (the same mask as the dense path), dW over the columns of the CSC.
+    // x must outlive backward (the cache points to it).
+    MatrixT<T> forward(const Graph& graph, const SparseRowsT<T>& x, GatConvCache<T>& cache, bool training, Rng* rng = nullptr,
                        const MatrixT<T>* edge_attr = nullptr) const;
     // Accumulates parameter gradients (lin_edge and att_edge too; no gradient for edge_attr);
     // returns dx (empty when need_dx is false).
@@ -97,6 +106,16 @@ public:
     ParameterT<T>& att_edge() { return att_edge_; }
 
 private:
+    // Checks shapes, draws the dropout keys (input first, then attention) and fills cache.xw
+    // from the dense or the sparse input (exactly one of them non-null).
+    void project(const Graph& graph, const MatrixT<T>* x, const SparseRowsT<T>* x_sparse, GatConvCache<T>& cache, bool training,
+                 Rng* rng, const MatrixT<T>* edge_attr) const;
+    // The attention passes on cache.xw, then residual and bias.
+    MatrixT<T> attend(const Graph& graph, GatConvCache<T>& cache, const MatrixT<T>* edge_attr) const;
+    // out (+)= x' · w for the input of the last forward, dense or sparse.
+    void input_times(const GatConvCache<T>& cache, const MatrixT<T>& w, MatrixT<T>& out, bool accumulate) const;
+    // grad += x'ᵀ · dy for the input of the last forward, dense or sparse.
+    void input_transpose_times_add(const GatConvCache<T>& cache, const MatrixT<T>& dy, MatrixT<T>& grad) const;
     // Fills cache.edge_attr (attributes of g's edges; g is graph or its self-looped version) and
     // cache.edge_score (E×H).
     void edge_scores(const Graph& graph, const Graph& g, const MatrixT<T>& edge_attr, GatConvCache<T>& cache) const;
