@@ -115,10 +115,13 @@ Model::Model(const ModelConfig& config, std::uint64_t seed) : config_(config) {
     }
 }
 
+void Model::check_columns(Eigen::Index cols) const {
+    if (cols != config_.in_features)
+        throw ShapeError("model: input has " + std::to_string(cols) + " columns, the model expects " + std::to_string(config_.in_features));
+}
+
 Matrix Model::input(const Matrix& x) {
-    if (x.cols() != config_.in_features)
-        throw ShapeError("model: input has " + std::to_string(x.cols()) + " columns, the model expects " +
-                         std::to_string(config_.in_features));
+    check_columns(x.cols());
     if (!pe_proj_) return x;
     const Eigen::Index F = x.cols() - config_.pe_dim();
     Matrix out = x.leftCols(F);
@@ -171,9 +174,7 @@ Matrix Model::forward(const Graph& graph, const SparseRows& x, bool training, Rn
 
 Matrix Model::node_forward(const Graph& graph, const Matrix* x, const SparseRows* x_sparse, bool training, Rng* rng) {
     if (config_.task != "node") throw ConfigError("model: a " + config_.task + " model needs a batch of graphs, not one node graph");
-    if (x_sparse && x_sparse->cols != config_.in_features)
-        throw ShapeError("model: input has " + std::to_string(x_sparse->cols) + " columns, the model expects " +
-                         std::to_string(config_.in_features));
+    if (x_sparse) check_columns(x_sparse->cols);
     last_was_graph_ = false;
     const Graph& g = attend(graph, {});
     Matrix h = x_sparse ? Matrix() : input(*x);
@@ -199,9 +200,14 @@ Matrix Model::forward(const GraphBatch& batch, const Matrix& x, const Matrix* ed
         mask_attr = gather_edge_attr(mask_, *attr);
         attr = &mask_attr;
     }
-    Matrix h = input(x);
+    // One-hot atom features are mostly zeros (about 10 of ~150 per atom): the first GAT layer
+    // then runs on the stored entries (core/sparse.hpp), as an embedding lookup would.
+    check_columns(x.cols());
+    const bool sparse = takes_sparse_input() && density(x) <= kSparseInputDensity;
+    if (sparse) batch_sparse_ = SparseRows::from_dense(x);
+    Matrix h = sparse ? Matrix() : input(x);
     for (std::size_t l = 0; l < layers_.size(); ++l) {
-        Matrix z = layers_[l]->forward(g, h, training, rng, attr);
+        Matrix z = l == 0 && sparse ? layers_[l]->forward(g, batch_sparse_, training, rng, attr) : layers_[l]->forward(g, h, training, rng, attr);
         h = activation_forward(config_.activation, z);
         pre_activation_[l] = std::move(z);
     }

@@ -34,6 +34,9 @@ public:
             return AttentionLayer::forward(graph, x, training, rng, edge_attr);
         }
     }
+    bool takes_sparse() const override {
+        return requires(const Layer& l, const Graph& g, const SparseRows& x, Cache& c) { l.forward(g, x, c, false, nullptr, nullptr); };
+    }
     Matrix backward(const Matrix& dout, bool need_dx) override { return layer_.backward(dout, cache_, need_dx); }
     void parameters(ParameterList<float>& out) override { layer_.parameters(out); }
     const Matrix& attention() const override { return cache_.alpha; }

@@ -131,21 +131,41 @@ MatrixT<T> GatConvT<T>::attend(const Graph& graph, GatConvCache<T>& cache, const
     const T slope = static_cast<T>(options_.negative_slope);
     const MatrixT<T>& xw = cache.xw;
 
+    // a_src_nh = a_src[h]ᵀ xw_nh, a_dst_nh = a_dst[h]ᵀ xw_nh: products over the row's H·C values
+    // in one lane-wise loop, then a sum per head.
     cache.a_src.resize(N, H);
     cache.a_dst.resize(N, H);
-#pragma omp parallel for schedule(static)
-    for (Eigen::Index n = 0; n < N; ++n)
-        for (Eigen::Index h = 0; h < H; ++h) {
-            cache.a_src(n, h) = xw.row(n).segment(h * C, C).dot(att_src_.value.row(h));
-            cache.a_dst(n, h) = xw.row(n).segment(h * C, C).dot(att_dst_.value.row(h));
+    const Eigen::Index HC = H * C;
+#pragma omp parallel
+    {
+        std::vector<T> ps(HC), pd(HC);
+        const T* att_s = att_src_.value.data();
+        const T* att_d = att_dst_.value.data();
+#pragma omp for schedule(static)
+        for (Eigen::Index n = 0; n < N; ++n) {
+            const T* r = xw.data() + n * HC;
+            for (Eigen::Index k = 0; k < HC; ++k) {
+                ps[k] = r[k] * att_s[k];
+                pd[k] = r[k] * att_d[k];
+            }
+            for (Eigen::Index h = 0; h < H; ++h) {
+                T s = 0, d = 0;
+                for (Eigen::Index c = 0; c < C; ++c) {
+                    s += ps[h * C + c];
+                    d += pd[h * C + c];
+                }
+                cache.a_src(n, h) = s;
+                cache.a_dst(n, h) = d;
+            }
         }
+    }
 
     if (has_edges) edge_scores(graph, g, *edge_attr, cache);
 
     // One pass per destination row i, all heads at once (each edge's H scores are contiguous in
     // the E×H matrices, so the loops over h and over h·C + c run lane-wise):
     //   scores and row maxima → exp and row sums → α, α' = dropout(α)·head_scale → out_i += α' xw_j
-    const Eigen::Index E = g.num_edges(), HC = H * C, W = out_width();
+    const Eigen::Index E = g.num_edges(), W = out_width();
     cache.alpha.resize(E, H);
     cache.alpha_used.resize(E, H);
     MatrixT<T> out = MatrixT<T>::Zero(N, W);

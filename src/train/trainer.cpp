@@ -31,7 +31,8 @@ NodeTrainResult train_node_classifier(Model& model, const Graph& graph, const Ma
     // Mostly-zero features (bag of words: Cora is 1.3 % non-zero) go in as sparse rows: the same
     // model with an O(nnz) first-layer product and input dropout (core/sparse.hpp).
     std::optional<SparseRows> sparse;
-    if (!options.augment && density(features) <= kSparseInputDensity) sparse = SparseRows::from_dense(features);
+    if (!options.augment && model.takes_sparse_input() && density(features) <= kSparseInputDensity)
+        sparse = SparseRows::from_dense(features);
     const auto forward = [&](const Matrix& x, bool training, Rng* r) {
         return sparse ? model.forward(graph, *sparse, training, r) : model.forward(graph, x, training, r);
     };

@@ -3,6 +3,8 @@
 // same features dense: same outputs, same gradients, finite-difference checked, thread-independent.
 #include "gatkit/core/parallel.hpp"
 #include "gatkit/core/sparse.hpp"
+#include "gatkit/graph/batch.hpp"
+#include "gatkit/io/dataset.hpp"
 #include "gatkit/model/model.hpp"
 #include "gatkit/nn/dropout.hpp"
 #include "gatkit/nn/gat_conv.hpp"
@@ -207,4 +209,48 @@ TEST_CASE("Model on sparse features equals the model on the same features dense,
             CHECK((emb_d - emb_s).cwiseAbs().maxCoeff() < 1e-5f);
             for (std::size_t k = 0; k < grads_d.size(); ++k) CHECK((grads_d[k] - grads_s[k]).cwiseAbs().maxCoeff() < 1e-4f);
         }
+}
+
+TEST_CASE("Graph task: one-hot batch features through the sparse first layer give the dense numbers", "[model][sparse]") {
+    Rng rng(13);
+    // Two small graphs in one batch; one-hot features (one 1 in 30 columns), bond features.
+    GraphSample a, b;
+    a.graph = test::random_graph(9, 0.3, rng);
+    b.graph = test::random_graph(7, 0.35, rng);
+    for (GraphSample* s : {&a, &b}) {
+        s->x = Matrix::Zero(s->graph.num_nodes(), 30);
+        for (Eigen::Index i = 0; i < s->x.rows(); ++i) s->x(i, static_cast<Eigen::Index>(rng.next_u64() % 30)) = 1;
+        s->edge_attr = random_matrix<float>(s->graph.num_edges(), 3, rng);
+    }
+    const GraphBatch batch = make_batch({&a.graph, &b.graph});
+    Matrix x(16, 30), attr(a.edge_attr.rows() + b.edge_attr.rows(), 3);
+    x << a.x, b.x;
+    attr << a.edge_attr, b.edge_attr;
+    ModelConfig config;
+    config.task = "graph";
+    config.in_features = 30;
+    config.num_classes = 2;
+    config.target_type = "binary";
+    config.layers = 2;
+    config.heads = 2;
+    config.hidden = 4;
+    config.edge_dim = 3;
+    config.dropout = 0.3;
+    Model model(config, 5);
+    REQUIRE(model.takes_sparse_input());
+    const auto run = [&](bool sparse) {
+        model.set_sparse_input(sparse);
+        auto params = model.parameters();
+        for (auto* p : params) p->grad.setZero();
+        Rng drop(4);
+        Matrix out = model.forward(batch, x, &attr, /*training=*/true, &drop);
+        model.backward(Matrix::Ones(out.rows(), out.cols()));
+        return std::make_pair(out, gradients(params));
+    };
+    const auto [out_d, grads_d] = run(false);
+    const auto [out_s, grads_s] = run(true);
+    CHECK((out_d - out_s).cwiseAbs().maxCoeff() < 1e-5f);
+    for (std::size_t k = 0; k < grads_d.size(); ++k) CHECK((grads_d[k] - grads_s[k]).cwiseAbs().maxCoeff() < 1e-4f);
+    model.set_sparse_input(false);
+    CHECK_FALSE(model.takes_sparse_input());
 }

@@ -47,12 +47,16 @@ inline void check_product(const char* what, Eigen::Index a, Eigen::Index b) {
 template <class T>
 void gemm_nn(const MatrixT<T>& A, const MatrixT<T>& B, MatrixT<T>& C, bool accumulate = false) {
     detail::check_product("gemm_nn", A.cols(), B.rows());
-    if (!accumulate) C.setZero(A.rows(), B.cols());
+    if (!accumulate) C.resize(A.rows(), B.cols());  // every row is assigned below: no zero fill
     const Eigen::Index M = A.rows(), chunks = (M + kRowChunk - 1) / kRowChunk;
 #pragma omp parallel for schedule(static)
     for (Eigen::Index c = 0; c < chunks; ++c) {
         const Eigen::Index r0 = c * kRowChunk, rn = std::min(kRowChunk, M - r0);
-        C.middleRows(r0, rn).noalias() += A.middleRows(r0, rn) * B;
+        if (accumulate) {
+            C.middleRows(r0, rn).noalias() += A.middleRows(r0, rn) * B;
+        } else {
+            C.middleRows(r0, rn).noalias() = A.middleRows(r0, rn) * B;
+        }
     }
 }
 
@@ -60,12 +64,16 @@ void gemm_nn(const MatrixT<T>& A, const MatrixT<T>& B, MatrixT<T>& C, bool accum
 template <class T>
 void gemm_tn(const MatrixT<T>& A, const MatrixT<T>& B, MatrixT<T>& C, bool accumulate = false) {
     detail::check_product("gemm_tn", A.rows(), B.rows());
-    if (!accumulate) C.setZero(A.cols(), B.cols());
+    if (!accumulate) C.resize(A.cols(), B.cols());  // every row is assigned below: no zero fill
     const Eigen::Index K = A.cols(), chunks = (K + kRowChunk - 1) / kRowChunk;
 #pragma omp parallel for schedule(static)
     for (Eigen::Index c = 0; c < chunks; ++c) {
         const Eigen::Index r0 = c * kRowChunk, rn = std::min(kRowChunk, K - r0);
-        C.middleRows(r0, rn).noalias() += A.middleCols(r0, rn).transpose() * B;
+        if (accumulate) {
+            C.middleRows(r0, rn).noalias() += A.middleCols(r0, rn).transpose() * B;
+        } else {
+            C.middleRows(r0, rn).noalias() = A.middleCols(r0, rn).transpose() * B;
+        }
     }
 }
 
@@ -73,12 +81,16 @@ void gemm_tn(const MatrixT<T>& A, const MatrixT<T>& B, MatrixT<T>& C, bool accum
 template <class T>
 void gemm_nt(const MatrixT<T>& A, const MatrixT<T>& B, MatrixT<T>& C, bool accumulate = false) {
     detail::check_product("gemm_nt", A.cols(), B.cols());
-    if (!accumulate) C.setZero(A.rows(), B.rows());
+    if (!accumulate) C.resize(A.rows(), B.rows());  // every row is assigned below: no zero fill
     const Eigen::Index M = A.rows(), chunks = (M + kRowChunk - 1) / kRowChunk;
 #pragma omp parallel for schedule(static)
     for (Eigen::Index c = 0; c < chunks; ++c) {
         const Eigen::Index r0 = c * kRowChunk, rn = std::min(kRowChunk, M - r0);
-        C.middleRows(r0, rn).noalias() += A.middleRows(r0, rn) * B.transpose();
+        if (accumulate) {
+            C.middleRows(r0, rn).noalias() += A.middleRows(r0, rn) * B.transpose();
+        } else {
+            C.middleRows(r0, rn).noalias() = A.middleRows(r0, rn) * B.transpose();
+        }
     }
 }
 

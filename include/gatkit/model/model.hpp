@@ -48,6 +48,13 @@ public:
     // runs on the stored entries only when it can (GAT), else on x densified. Same numbers as
     // the dense call up to the order of float sums.
     Matrix forward(const Graph& graph, const SparseRows& x, bool training, Rng* rng = nullptr);
+    // Whether a sparse input saves work: the first layer runs on stored entries (GAT) and no
+    // positional-encoding projection needs the features dense.
+    bool takes_sparse_input() const { return sparse_input_ && !pe_proj_ && layers_.front()->takes_sparse(); }
+    // On by default: mostly-zero inputs (graph task: the batch features; node task: what the
+    // trainer passes) go to the first layer as sparse rows. Off: always dense (same numbers up
+    // to the order of float sums; for comparisons and measurements).
+    void set_sparse_input(bool on) { sparse_input_ = on; }
     // Graph task: B×T outputs for a batch; edge_attr E×edge_dim (nullptr when edge_dim = 0).
     Matrix forward(const GraphBatch& batch, const Matrix& x, const Matrix* edge_attr, bool training, Rng* rng = nullptr);
     // The gradient of the loss with respect to the last forward's output; accumulates every
@@ -83,6 +90,7 @@ private:
     AttentionMask mask_;
     // The node task on dense x or sparse x_sparse (exactly one non-null).
     Matrix node_forward(const Graph& graph, const Matrix* x, const SparseRows* x_sparse, bool training, Rng* rng);
+    void check_columns(Eigen::Index cols) const;  // ShapeError unless the model's in_features
     Matrix input(const Matrix& x);          // x as the first layer sees it (PE projected and added)
     void input_backward(const Matrix& dx);  // the PE projection's gradient
     const Graph& attend(const Graph& graph, const std::vector<NodeId>& offsets);
@@ -93,6 +101,8 @@ private:
     MlpCache<float> head_cache_;
     Matrix pooled_;
     Matrix node_vectors_;
+    bool sparse_input_ = true;
+    SparseRows batch_sparse_;  // graph task: the last batch's features as sparse rows (the first layer's cache points here)
     bool last_was_graph_ = false;
 };
 

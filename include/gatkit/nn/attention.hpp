@@ -55,6 +55,8 @@ public:
     virtual Matrix forward(const Graph& graph, const SparseRows& x, bool training, Rng* rng, const Matrix* edge_attr) {
         return forward(graph, x.to_dense(), training, rng, edge_attr);
     }
+    // Whether the sparse forward runs on the stored entries (true) or densifies (false).
+    virtual bool takes_sparse() const { return false; }
     // Accumulates parameter gradients of the last forward; returns dx (empty when !need_dx).
     virtual Matrix backward(const Matrix& dout, bool need_dx) = 0;
     virtual void parameters(ParameterList<float>& out) = 0;

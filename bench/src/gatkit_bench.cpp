@@ -1,0 +1,169 @@
+// gatkit_bench — the library-level cases of bench/run that no `gatkit` command times by itself.
+//
+//   gatkit_bench cora-infer --data DIR [--threads N] [--reps R]
+//       The GAT paper's Cora model (2 layers, 8 heads × 8, ELU, 1 output head; the weights of a
+//       fresh model: inference does the same work for any weights) on the LINQS folder DIR, full-
+//       graph inference (no dropout) on the row-normalised features as the trainer feeds them
+//       (sparse rows, core/sparse.hpp). Times R forward passes after 3 untimed ones, as
+//       torch_gat_cora.py's inference timing (eval mode, no grad, 50 repetitions after 3).
+//   gatkit_bench big-layer [--nodes N] [--edges-per-node K] [--feat F] [--heads H] [--hidden C]
+//                          [--threads T] [--reps R] [--seed S]
+//       One GatConv(F → H × C, concat, self-loops, no dropout) forward + backward on a random
+//       graph as torch_gat_synthetic.py builds it: K·N (source, target) pairs drawn uniformly,
+//       self-loops dropped, duplicates merged; input N×F from N(0, 1); loss = mean(out²);
+//       backward with the input gradient (a hidden layer). R timed repetitions after one
+//       warm-up. Defaults: 1,000,000 nodes, 10 per node, 64 → 4 × 16, 2 threads, 3 reps, seed 0.
+//
+// Prints one JSON line: the case, the medians (seconds), peak resident memory of the process
+// (MiB, getrusage) and the sizes.
+#include "gatkit/core/parallel.hpp"
+#include "gatkit/core/random.hpp"
+#include "gatkit/core/sparse.hpp"
+#include "gatkit/core/stats.hpp"
+#include "gatkit/graph/build.hpp"
+#include "gatkit/io/dataset.hpp"
+#include "gatkit/io/linqs.hpp"
+#include "gatkit/model/model.hpp"
+#include "gatkit/nn/gat_conv.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <cstdlib>
+#include <iostream>
+#include <map>
+#include <string>
+
+using namespace gatkit;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+struct Args {
+    std::map<std::string, std::string> values;
+    std::string get(const std::string& key, const std::string& fallback) const {
+        const auto it = values.find(key);
+        return it == values.end() ? fallback : it->second;
+    }
+    long number(const std::string& key, long fallback) const {
+        const std::string text = get(key, "");
+        if (text.empty()) return fallback;
+        char* end = nullptr;
+        const long v = std::strtol(text.c_str(), &end, 10);
+        if (*end != '\0' || v < 0) throw std::runtime_error("--" + key + " needs a non-negative integer, got '" + text + "'");
+        return v;
+    }
+};
+
+Args parse(int argc, char** argv, int first) {
+    Args a;
+    for (int i = first; i < argc; i += 2) {
+        const std::string key = argv[i];
+        if (key.rfind("--", 0) != 0 || i + 1 >= argc) throw std::runtime_error("expected --option value, got '" + key + "'");
+        a.values[key.substr(2)] = argv[i + 1];
+    }
+    return a;
+}
+
+nlohmann::json cora_infer(const Args& a) {
+    NodeDataset data = load_linqs(a.get("data", "../shared/data/cora"));
+    row_normalize(data.features);
+    const SparseRows x = SparseRows::from_dense(data.features);
+    ModelConfig config;
+    config.in_features = static_cast<int>(data.features.cols());
+    config.num_classes = static_cast<int>(data.class_names.size());
+    config.layers = 2;
+    config.heads = 8;
+    config.hidden = 8;
+    config.dropout = 0.6;
+    config.attn_dropout = 0.6;
+    Model model(config, 0);
+    const long reps = a.number("reps", 50);
+    std::vector<double> times;
+    double checksum = 0;
+    for (long r = 0; r < reps + 3; ++r) {
+        const auto t0 = Clock::now();
+        const Matrix logits = model.forward(data.graph, x, /*training=*/false);
+        const double s = seconds_since(t0);
+        checksum += logits(0, 0);
+        if (r >= 3) times.push_back(s);
+    }
+    return {{"case", "cora-infer"}, {"seconds_median", median(times)}, {"reps", reps}, {"nodes", data.graph.num_nodes()},
+            {"edges", data.graph.num_edges()}, {"features", data.features.cols()}, {"feature_density", x.density()},
+            {"checksum", checksum}};
+}
+
+nlohmann::json big_layer(const Args& a) {
+    const auto N = static_cast<NodeId>(a.number("nodes", 1000000));
+    const long per_node = a.number("edges-per-node", 10);
+    const long F = a.number("feat", 64), H = a.number("heads", 4), C = a.number("hidden", 16), reps = a.number("reps", 3);
+    Rng rng(static_cast<std::uint64_t>(a.number("seed", 0)));
+    const auto t_graph = Clock::now();
+    std::vector<std::pair<NodeId, NodeId>> edges;
+    edges.reserve(static_cast<std::size_t>(per_node) * static_cast<std::size_t>(N));
+    for (long k = 0; k < per_node * N; ++k) {
+        const auto s = static_cast<NodeId>(rng.next_u64() % static_cast<std::uint64_t>(N));
+        const auto d = static_cast<NodeId>(rng.next_u64() % static_cast<std::uint64_t>(N));
+        if (s != d) edges.emplace_back(s, d);
+    }
+    const Graph graph = build_graph(N, std::move(edges), {.drop_duplicates = true});
+    const double graph_seconds = seconds_since(t_graph);
+    Matrix x(N, F);
+    for (Eigen::Index k = 0; k < x.size(); ++k) x.data()[k] = static_cast<float>(rng.normal());
+    GatConv layer({.in = F, .out = C, .heads = H, .concat = true}, rng);
+    const double rss_before = peak_rss_mib();
+    std::vector<double> fwd, bwd, total;
+    ParameterList<float> params;
+    layer.parameters(params);
+    for (long r = 0; r < reps + 1; ++r) {
+        for (auto* p : params) p->grad.setZero();
+        GatConvCache<float> cache;
+        const auto t0 = Clock::now();
+        const Matrix out = layer.forward(graph, x, cache, /*training=*/false);
+        const Matrix dout = out * (2.0f / static_cast<float>(out.size()));  // d mean(out²) / d out
+        const double t_fwd = seconds_since(t0);
+        const auto t1 = Clock::now();
+        const Matrix dx = layer.backward(dout, cache, /*need_dx=*/true);
+        const double t_bwd = seconds_since(t1);
+        if (r > 0) {
+            fwd.push_back(t_fwd);
+            bwd.push_back(t_bwd);
+            total.push_back(t_fwd + t_bwd);
+        }
+        std::cerr << "rep " << r << ": fwd " << t_fwd << " s, bwd " << t_bwd << " s, peak rss " << peak_rss_mib() << " MiB\n";
+    }
+    return {{"case", "big-layer"},        {"seconds_median", median(total)},
+            {"forward_s", median(fwd)},   {"backward_s", median(bwd)},
+            {"reps", reps},               {"nodes", N},
+            {"edges_coalesced", graph.num_edges()}, {"edges_with_self_loops", graph.with_self_loops().num_edges()},
+            {"feat", F},                  {"heads", H},
+            {"hidden", C},                {"graph_gen_s", graph_seconds},
+            {"peak_rss_before_layer_mib", rss_before}};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    try {
+        if (argc < 2) throw std::runtime_error("usage: gatkit_bench cora-infer|big-layer [--option value]...");
+        const std::string which = argv[1];
+        const Args a = parse(argc, argv, 2);
+        const int threads = static_cast<int>(a.number("threads", 2));
+        set_thread_count(threads < 1 ? 1 : threads);
+        nlohmann::json out;
+        if (which == "cora-infer") {
+            out = cora_infer(a);
+        } else if (which == "big-layer") {
+            out = big_layer(a);
+        } else {
+            throw std::runtime_error("unknown case '" + which + "' (cora-infer, big-layer)");
+        }
+        out["threads"] = threads;
+        out["peak_rss_mib"] = peak_rss_mib();
+        std::cout << out.dump() << "\n";
+        return 0;
+    } catch (const std::exception& e) {
+        std::cerr << "gatkit_bench: " << e.what() << "\n";
+        return 1;
+    }
+}
