@@ -7,7 +7,17 @@
 
 #include <iostream>
 
+#include <malloc.h>
+
 int main(int argc, char** argv) {
+    // Batches and epochs allocate the same large matrices again and again. glibc's defaults hand
+    // blocks above its (adaptive) mmap threshold back to the kernel on free and trim the heap top,
+    // so each batch paid fresh page faults and zero fills (~10 % of `gatkit predict` on 5,000
+    // molecules). Keep freed memory for reuse instead: blocks up to 256 MiB from the heap, and
+    // the heap top trimmed only above 1 GiB free. Peak memory is unchanged; the library leaves
+    // this choice to the program that embeds it.
+    mallopt(M_MMAP_THRESHOLD, 256 << 20);
+    mallopt(M_TRIM_THRESHOLD, 1 << 30);
     CLI::App app{"gatkit: graph attention networks for molecules and networks"};
     app.require_subcommand(1);
     app.set_version_flag("--version", std::string("gatkit ") + gatkit::kVersion);
