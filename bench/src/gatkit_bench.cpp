@@ -25,6 +25,7 @@
 #include "gatkit/io/linqs.hpp"
 #include "gatkit/model/model.hpp"
 #include "gatkit/nn/gat_conv.hpp"
+#include "gatkit/train/fit.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -69,14 +70,9 @@ nlohmann::json cora_infer(const Args& a) {
     NodeDataset data = load_linqs(a.get("data", "../shared/data/cora"));
     row_normalize(data.features);
     const SparseRows x = SparseRows::from_dense(data.features);
-    ModelConfig config;
+    ModelConfig config = node_model_defaults();
     config.in_features = static_cast<int>(data.features.cols());
     config.num_classes = static_cast<int>(data.class_names.size());
-    config.layers = 2;
-    config.heads = 8;
-    config.hidden = 8;
-    config.dropout = 0.6;
-    config.attn_dropout = 0.6;
     Model model(config, 0);
     const long reps = a.number("reps", 50);
     std::vector<double> times;

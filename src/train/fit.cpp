@@ -17,6 +17,18 @@
 
 namespace gatkit {
 
+ModelConfig node_model_defaults() {
+    ModelConfig c;
+    c.task = "node";
+    c.layers = 2;
+    c.heads = 8;
+    c.hidden = 8;
+    c.dropout = 0.6;
+    c.attn_dropout = 0.6;
+    c.root_weight = false;
+    return c;
+}
+
 ModelConfig graph_model_defaults() {
     ModelConfig c;
     c.task = "graph";

@@ -25,6 +25,12 @@
 
 namespace gatkit {
 
+// gatkit's defaults for node classification, the GAT paper's Cora model: 2 attention layers, 8
+// heads × 8 channels with ELU, one output head, dropout 0.6 on inputs and attention; a
+// dot-product layer without the root skip (with it each node's own features bypass attention
+// and overfit Cora: docs/results.md). in_features and num_classes come from the data.
+ModelConfig node_model_defaults();
+
 // gatkit's defaults for whole-graph models: 3 attention layers of 4 heads × 64 channels, bond
 // features in the scores, mean readout, an MLP head with 256 hidden units, no dropout.
 ModelConfig graph_model_defaults();
