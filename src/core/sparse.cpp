@@ -60,12 +60,13 @@ std::vector<T> dropped_values(const SparseRowsT<T>& x, std::uint64_t key, double
     std::vector<T> out(x.value.size());
     const T scale = T(1) / T(1 - p);
     const auto F = static_cast<std::uint64_t>(x.cols);
+    const auto n = static_cast<Eigen::Index>(x.value.size());
+    // One flat loop over the entries (entry_row gives each one's row), which vectorises.
 #pragma omp parallel for schedule(static)
-    for (Eigen::Index i = 0; i < x.rows; ++i)
-        for (EdgeId k = x.row_offsets[i]; k < x.row_offsets[i + 1]; ++k) {
-            const std::uint64_t dense_index = static_cast<std::uint64_t>(i) * F + static_cast<std::uint64_t>(x.col[k]);
-            out[k] = dropout_keeps(key, dense_index, p) ? x.value[k] * scale : T(0);
-        }
+    for (Eigen::Index k = 0; k < n; ++k) {
+        const std::uint64_t dense_index = static_cast<std::uint64_t>(x.entry_row[k]) * F + static_cast<std::uint64_t>(x.col[k]);
+        out[k] = dropout_keeps(key, dense_index, p) ? x.value[k] * scale : T(0);
+    }
     return out;
 }
 
@@ -79,8 +80,7 @@ void sparse_times_dense(const SparseRowsT<T>& x, const std::vector<T>& values, c
     for (Eigen::Index i = 0; i < x.rows; ++i) {
         T* out = y.data() + i * O;
         for (EdgeId k = x.row_offsets[i]; k < x.row_offsets[i + 1]; ++k) {
-            const T v = values[k];
-            if (v == T(0)) continue;
+            const T v = values[k];  // dropped entries are 0: no test, a 40-60 % branch mispredicts more than it saves
             const T* wr = w.data() + static_cast<Eigen::Index>(x.col[k]) * O;
 #pragma omp simd
             for (Eigen::Index o = 0; o < O; ++o) out[o] += v * wr[o];
@@ -101,7 +101,6 @@ void sparse_transpose_times_dense_add(const SparseRowsT<T>& x, const std::vector
         for (EdgeId c = x.col_offsets[f]; c < x.col_offsets[f + 1]; ++c) {
             const EdgeId k = x.col_entry[c];
             const T v = values[k];
-            if (v == T(0)) continue;
             const T* d = dy.data() + static_cast<Eigen::Index>(x.entry_row[k]) * O;
 #pragma omp simd
             for (Eigen::Index o = 0; o < O; ++o) out[o] += v * d[o];

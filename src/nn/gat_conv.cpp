@@ -1,5 +1,6 @@
 #include "gatkit/nn/gat_conv.hpp"
 #include "gatkit/nn/self_loop_attr.hpp"
+#include "gat_simd.hpp"
 
 #include "gatkit/core/error.hpp"
 #include "gatkit/core/parallel.hpp"
@@ -8,8 +9,43 @@
 
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 namespace gatkit {
+
+namespace {
+
+// The AVX-512 row kernels (gat_simd.hpp) take float layers whose shape fits them.
+template <class T>
+bool use_simd(const GatConvOptions& o) {
+    if constexpr (std::is_same_v<T, float>) {
+        return detail::gat_simd_fits(o.heads, o.out, o.concat);
+    } else {
+        return false;
+    }
+}
+
+detail::GatSimdArgs simd_args(const GatConvOptions& o, const Graph& g, bool attn_drop) {
+    detail::GatSimdArgs a;
+    a.N = g.num_nodes();
+    a.H = o.heads;
+    a.C = o.out;
+    a.in_offsets = g.in_offsets().data();
+    a.in_src = g.in_src().data();
+    a.out_offsets = g.out_offsets().data();
+    a.out_dst = g.out_dst().data();
+    a.out_edge = g.out_edge().data();
+    a.slope = static_cast<float>(o.negative_slope);
+    a.head_scale = o.concat ? 1.0f : 1.0f / static_cast<float>(o.heads);
+    a.attn_drop = attn_drop;
+    a.attn_scale = 1.0f / static_cast<float>(1.0 - o.dropout);  // as T(1) / T(1 - p) in the portable loops
+    return a;
+}
+
+}  // namespace
+
+void set_gat_simd_kernels(bool on) { detail::set_gat_simd(on); }
+bool gat_simd_kernels_used(const GatConvOptions& o) { return use_simd<float>(o); }
 
 template <class T>
 GatConvT<T>::GatConvT(const GatConvOptions& o, Rng& rng, const std::string& name)
@@ -180,6 +216,19 @@ MatrixT<T> GatConvT<T>::attend(const Graph& graph, GatConvCache<T>& cache, const
     T* alpha = cache.alpha.data();
     T* alpha_used = cache.alpha_used.data();
 
+    if (attn_drop) {
+        // The dropout multipliers (1/(1-p) or 0) first, in one flat pass that vectorises; the row
+        // pass multiplies α by them. The mask is a pure function of (key, e·H + h).
+        const Eigen::Index EH = E * H;
+#pragma omp parallel for schedule(static)
+        for (Eigen::Index k = 0; k < EH; ++k)
+            alpha_used[k] = dropout_keeps(attn_key, static_cast<std::uint64_t>(k), p_attn) ? attn_scale : T(0);
+    }
+    if (use_simd<T>(options_)) {
+        if constexpr (std::is_same_v<T, float>)
+            detail::gat_simd_forward(simd_args(options_, g, attn_drop), xw.data(), a_src, a_dst, edge_score, alpha, alpha_used,
+                                     out.data());
+    } else
 #pragma omp parallel
     {
         std::vector<T> row_max(H), inv_sum(H), spread(HC);
@@ -215,11 +264,8 @@ MatrixT<T> GatConvT<T>::attend(const Graph& graph, GatConvCache<T>& cache, const
                 T* u = alpha_used + e * H;
                 for (Eigen::Index h = 0; h < H; ++h) {
                     a[h] *= inv_sum[h];
-                    u[h] = a[h] * head_scale;
+                    u[h] = attn_drop ? a[h] * head_scale * u[h] : a[h] * head_scale;  // u held the dropout multiplier
                 }
-                if (attn_drop)
-                    for (Eigen::Index h = 0; h < H; ++h)
-                        u[h] = dropout_keeps(attn_key, static_cast<std::uint64_t>(e * H + h), p_attn) ? u[h] * attn_scale : T(0);
                 const T* xs = xw.data() + static_cast<Eigen::Index>(src[e]) * HC;
                 if (concat) {
                     for (Eigen::Index h = 0; h < H; ++h)
@@ -250,9 +296,7 @@ MatrixT<T> GatConvT<T>::backward(const MatrixT<T>& dout, const GatConvCache<T>& 
     const MatrixT<T>& xw = cache.xw;
     const T slope = static_cast<T>(options_.negative_slope);
     const bool attn_drop = cache.attn_drop.active, concat = options_.concat;
-    const std::uint64_t attn_key = cache.attn_drop.key;
-    const double p_attn = options_.dropout;
-    const T attn_scale = T(1) / T(1 - p_attn);
+    const T attn_scale = T(1) / T(1 - options_.dropout);
     const T head_scale = concat ? T(1) : T(1) / T(H);
     const bool has_edges = options_.edge_dim > 0;
     const Eigen::Index HC = H * C, W = out_width();
@@ -270,6 +314,12 @@ MatrixT<T> GatConvT<T>::backward(const MatrixT<T>& dout, const GatConvCache<T>& 
     //   s = LeakyReLU(z), z = a_src_j + a_dst_i [+ edge_eh] ⇒ dz_eh = ds_eh · (z > 0 ? 1 : slope)
     MatrixT<T> dz(g.num_edges(), H);
     MatrixT<T> da_dst = MatrixT<T>::Zero(N, H);
+    const bool simd = use_simd<T>(options_);
+    if (simd) {
+        if constexpr (std::is_same_v<T, float>)
+            detail::gat_simd_backward_dst(simd_args(options_, g, attn_drop), dout.data(), xw.data(), alpha, alpha_used, a_src, a_dst,
+                                          edge_score, dz.data(), da_dst.data());
+    } else
 #pragma omp parallel
     {
         std::vector<T> weighted(H), row_sum(H), prod(HC);
@@ -293,9 +343,9 @@ MatrixT<T> GatConvT<T>::backward(const MatrixT<T>& dout, const GatConvCache<T>& 
                     for (Eigen::Index c = 0; c < C; ++c) dot += prod[h * C + c];
                     d[h] = dot * head_scale;
                 }
+                // α' is 0 exactly where the mask dropped (and where α itself is 0, where d is multiplied by 0)
                 if (attn_drop)
-                    for (Eigen::Index h = 0; h < H; ++h)
-                        d[h] = dropout_keeps(attn_key, static_cast<std::uint64_t>(e * H + h), p_attn) ? d[h] * attn_scale : T(0);
+                    for (Eigen::Index h = 0; h < H; ++h) d[h] = alpha_used[e * H + h] != T(0) ? d[h] * attn_scale : T(0);
                 for (Eigen::Index h = 0; h < H; ++h) weighted[h] += alpha[e * H + h] * d[h];
             }
             std::fill(row_sum.begin(), row_sum.end(), T(0));
@@ -329,13 +379,23 @@ MatrixT<T> GatConvT<T>::backward(const MatrixT<T>& dout, const GatConvCache<T>& 
     //   out_ih = Σ α'_eh xw_jh  ⇒ dxw_jh += α'_eh dout_ih
     //   z_eh = a_src_j + …     ⇒ da_src_jh += dz_eh
     // then a_src_jh = a_src[h]ᵀ xw_jh, a_dst_jh = a_dst[h]ᵀ xw_jh ⇒ dxw_jh += da_src_jh a_src[h] + da_dst_jh a_dst[h]
-    MatrixT<T> dxw = MatrixT<T>::Zero(N, HC);
-    MatrixT<T> da_src = MatrixT<T>::Zero(N, H);
+    MatrixT<T> dxw, da_src;
     const auto& out_offsets = g.out_offsets();
     const auto& out_dst = g.out_dst();
     const auto& out_edge = g.out_edge();
     const T* att_src = att_src_.value.data();
     const T* att_dst = att_dst_.value.data();
+    if (simd) {
+        dxw.resize(N, HC);  // every row written
+        da_src.resize(N, H);
+        if constexpr (std::is_same_v<T, float>)
+            detail::gat_simd_backward_src(simd_args(options_, g, attn_drop), dout.data(), alpha_used, dz.data(), da_dst.data(), att_src,
+                                          att_dst, dxw.data(), da_src.data());
+    } else {
+        dxw.setZero(N, HC);
+        da_src.setZero(N, H);
+    }
+    if (!simd)
 #pragma omp parallel
     {
         std::vector<T> spread(HC);

@@ -1,0 +1,367 @@
+#include "gat_simd.hpp"
+
+#include "gatkit/core/error.hpp"
+
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
+
+namespace gatkit::detail {
+
+namespace {
+bool simd_on = true;
+}
+
+void set_gat_simd(bool on) { simd_on = on; }
+bool gat_simd_enabled() { return simd_on; }
+
+#if defined(__AVX512F__)
+
+namespace {
+
+constexpr int kLanes = 16;
+constexpr int kMaxBlocks = 16;  // H·C ≤ 256
+
+// How a row of H·C floats sits in NB blocks of 16 lanes, and the lane permutations the kernels use.
+struct Layout {
+    int H = 0, C = 0, HC = 0, NB = 0;
+    __mmask16 head_mask = 0;  // the H lanes of a per-head vector
+    __mmask16 tail_mask = 0;  // the lanes of the last block that lie inside the row
+    enum class Reduce { whole_row, blocks_per_head, heads_per_block } reduce = Reduce::whole_row;
+    // spread[b]: lane l of block b takes head (16·b + l) / C, so permutexvar(spread[b], u) spreads
+    // the per-head vector u over block b
+    alignas(64) std::int32_t spread[kMaxBlocks][kLanes] = {};
+    // heads_per_block (C ∈ {1, 2, 4, 8}): xor[s] swaps lanes l ↔ l ^ 2^s (segmented sums in log2 C
+    // steps); collect[b] moves the segment sums of block b (lanes t·C) to their heads' lanes
+    alignas(64) std::int32_t xor_idx[4][kLanes] = {};
+    alignas(64) std::int32_t collect[kMaxBlocks][kLanes] = {};
+    __mmask16 collect_mask[kMaxBlocks] = {};
+    int xor_steps = 0;
+
+    Layout(Eigen::Index heads, Eigen::Index channels)
+        : H(static_cast<int>(heads)), C(static_cast<int>(channels)), HC(H * C), NB((HC + kLanes - 1) / kLanes) {
+        head_mask = static_cast<__mmask16>((1u << H) - 1u);
+        const int tail = HC - (NB - 1) * kLanes;
+        tail_mask = static_cast<__mmask16>(tail == kLanes ? 0xFFFFu : (1u << tail) - 1u);
+        for (int b = 0; b < NB; ++b)
+            for (int l = 0; l < kLanes; ++l) {
+                const int k = b * kLanes + l;
+                spread[b][l] = k < HC ? k / C : 0;
+            }
+        if (H == 1) {
+            reduce = Reduce::whole_row;
+        } else if (C % kLanes == 0) {
+            reduce = Reduce::blocks_per_head;
+        } else {
+            reduce = Reduce::heads_per_block;
+            for (int s = 0; s < 4; ++s)
+                for (int l = 0; l < kLanes; ++l) xor_idx[s][l] = l ^ (1 << s);
+            xor_steps = 0;
+            while ((1 << xor_steps) < C) ++xor_steps;
+            const int per_block = kLanes / C;
+            for (int h = 0; h < H; ++h) {
+                const int b = h / per_block, t = h % per_block;
+                collect[b][h] = t * C;
+                collect_mask[b] = static_cast<__mmask16>(collect_mask[b] | (1u << h));
+            }
+        }
+    }
+
+    __m512i spread_idx(int b) const { return _mm512_load_si512(spread[b]); }
+};
+
+template <int NB>
+inline __m512 load_block(const Layout& L, const float* row, int b) {
+    if (b == NB - 1) return _mm512_maskz_loadu_ps(L.tail_mask, row + b * kLanes);
+    return _mm512_loadu_ps(row + b * kLanes);
+}
+
+template <int NB>
+inline void store_block(const Layout& L, float* row, int b, __m512 v) {
+    if (b == NB - 1) {
+        _mm512_mask_storeu_ps(row + b * kLanes, L.tail_mask, v);
+    } else {
+        _mm512_storeu_ps(row + b * kLanes, v);
+    }
+}
+
+// One row's per-edge register values, kept in memory as whole aligned registers: a masked store
+// followed by a load of the same lanes stalls (no store-to-load forwarding), a full one does not.
+class RowBuffer {
+public:
+    __m512* at_least(EdgeId n) {
+        if (static_cast<std::size_t>(n) > v_.size()) v_.resize(static_cast<std::size_t>(n));
+        return &v_.data()->v;
+    }
+
+private:
+    struct alignas(64) Slot {
+        __m512 v;
+    };
+    static_assert(sizeof(Slot) == sizeof(__m512));
+    std::vector<Slot> v_;  // over-aligned allocation (C++17 aligned new)
+};
+
+// s > 0 ? s : slope·s, lane-wise (NaN takes the slope branch, as the scalar expression)
+inline __m512 leaky(__m512 s, __m512 slope) {
+    return _mm512_mask_mul_ps(s, _mm512_cmp_ps_mask(s, _mm512_setzero_ps(), _CMP_NGT_UQ), s, slope);
+}
+
+// exp_v (core/vmath.hpp) on 16 lanes: the same reduction and polynomial.
+inline __m512 exp16(__m512 x_in) {
+    const __m512 lo = _mm512_set1_ps(-87.3365f);
+    __m512 x = _mm512_max_ps(x_in, lo);
+    x = _mm512_min_ps(x, _mm512_set1_ps(88.0f));
+    const __m512 magic = _mm512_set1_ps(12582912.0f);
+    const __m512 n = _mm512_sub_ps(_mm512_fmadd_ps(x, _mm512_set1_ps(1.44269504088896341f), magic), magic);
+    __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), x);
+    r = _mm512_fnmadd_ps(n, _mm512_set1_ps(-2.12194440e-4f), r);
+    __m512 p = _mm512_set1_ps(1.9875691500e-4f);
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.3981999507e-3f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(8.3334519073e-3f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(4.1665795894e-2f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.6666665459e-1f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0000001201e-1f));
+    const __m512 e_r = _mm512_add_ps(_mm512_fmadd_ps(_mm512_mul_ps(p, r), r, r), _mm512_set1_ps(1.0f));
+    const __m512i bits = _mm512_slli_epi32(_mm512_add_epi32(_mm512_cvttps_epi32(n), _mm512_set1_epi32(127)), 23);
+    const __m512 y = _mm512_mul_ps(e_r, _mm512_castsi512_ps(bits));
+    return _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(x_in, lo, _CMP_NLT_UQ), y);  // below the range: 0
+}
+
+// d_h = Σ_c p[h·C + c] for the row products p (NB blocks), in the first H lanes.
+template <int NB>
+inline __m512 head_sums(const Layout& L, const __m512* p) {
+    switch (L.reduce) {
+        case Layout::Reduce::whole_row: {
+            __m512 s = p[0];
+            for (int b = 1; b < NB; ++b) s = _mm512_add_ps(s, p[b]);
+            return _mm512_maskz_mov_ps(0x1, _mm512_set1_ps(_mm512_reduce_add_ps(s)));
+        }
+        case Layout::Reduce::blocks_per_head: {
+            alignas(64) float d[kLanes] = {};
+            const int per_head = L.C / kLanes;
+            for (int h = 0; h < L.H; ++h) {
+                __m512 s = _mm512_setzero_ps();
+                for (int q = 0; q < per_head; ++q)
+                    if (const int b = h * per_head + q; b < NB) s = _mm512_add_ps(s, p[b]);  // always: H·C ≤ 16·NB
+                d[h] = _mm512_reduce_add_ps(s);
+            }
+            return _mm512_load_ps(d);
+        }
+        case Layout::Reduce::heads_per_block:
+        default: {
+            __m512 d = _mm512_setzero_ps();
+            for (int b = 0; b < NB; ++b) {
+                __m512 r = p[b];
+                for (int s = 0; s < L.xor_steps; ++s) r = _mm512_add_ps(r, _mm512_permutexvar_ps(_mm512_load_si512(L.xor_idx[s]), r));
+                d = _mm512_mask_permutexvar_ps(d, L.collect_mask[b], _mm512_load_si512(L.collect[b]), r);
+            }
+            return d;
+        }
+    }
+}
+
+template <int NB>
+void forward_rows(const GatSimdArgs& a, const Layout& L, const float* xw, const float* a_src, const float* a_dst, const float* es,
+                  float* alpha, float* alpha_used, float* out) {
+    const Eigen::Index H = a.H, HC = L.HC;
+    const __mmask16 hm = L.head_mask;
+    const __m512 slope = _mm512_set1_ps(a.slope), head_scale = _mm512_set1_ps(a.head_scale);
+    const __m512 one = _mm512_set1_ps(1.0f);
+#pragma omp parallel
+    {
+        RowBuffer row;
+#pragma omp for schedule(dynamic, 64)
+    for (Eigen::Index i = 0; i < a.N; ++i) {
+        const EdgeId e0 = a.in_offsets[i], e1 = a.in_offsets[i + 1];
+        if (e0 == e1) continue;  // attends to nothing: the output row stays as it is (0)
+        __m512* r = row.at_least(e1 - e0) - e0;  // r[e]: edge e's per-head values, whole registers
+        const __m512 ad = _mm512_maskz_loadu_ps(hm, a_dst + i * H);
+        // scores and the row maximum (subtracted before exp so nothing overflows)
+        __m512 mx = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
+        for (EdgeId e = e0; e < e1; ++e) {
+            __m512 s = _mm512_add_ps(_mm512_maskz_loadu_ps(hm, a_src + static_cast<Eigen::Index>(a.in_src[e]) * H), ad);
+            if (es) s = _mm512_add_ps(s, _mm512_maskz_loadu_ps(hm, es + e * H));
+            s = leaky(s, slope);
+            r[e] = s;
+            mx = _mm512_max_ps(s, mx);
+        }
+        __m512 sum = _mm512_setzero_ps();
+        for (EdgeId e = e0; e < e1; ++e) {
+            const __m512 v = _mm512_maskz_mov_ps(hm, exp16(_mm512_sub_ps(r[e], mx)));
+            r[e] = v;
+            sum = _mm512_add_ps(sum, v);
+        }
+        const __m512 inv = _mm512_maskz_div_ps(hm, one, sum);  // sum ≥ 1: the maximum's term is exp(0)
+        __m512 acc[NB];
+        for (int b = 0; b < NB; ++b) acc[b] = _mm512_setzero_ps();
+        for (EdgeId e = e0; e < e1; ++e) {
+            const __m512 al = _mm512_mul_ps(r[e], inv);
+            _mm512_mask_storeu_ps(alpha + e * H, hm, al);
+            __m512 u = _mm512_mul_ps(al, head_scale);
+            if (a.attn_drop) u = _mm512_mul_ps(u, _mm512_maskz_loadu_ps(hm, alpha_used + e * H));
+            _mm512_mask_storeu_ps(alpha_used + e * H, hm, u);
+            const float* xs = xw + static_cast<Eigen::Index>(a.in_src[e]) * HC;
+            for (int b = 0; b < NB; ++b)
+                acc[b] = _mm512_fmadd_ps(_mm512_permutexvar_ps(L.spread_idx(b), u), load_block<NB>(L, xs, b), acc[b]);
+        }
+        float* o = out + i * HC;
+        for (int b = 0; b < NB; ++b) store_block<NB>(L, o, b, acc[b]);
+    }
+    }
+}
+
+template <int NB>
+void backward_dst_rows(const GatSimdArgs& a, const Layout& L, const float* dout, const float* xw, const float* alpha,
+                       const float* alpha_used, const float* a_src, const float* a_dst, const float* es, float* dz, float* da_dst) {
+    const Eigen::Index H = a.H, HC = L.HC;
+    const __mmask16 hm = L.head_mask;
+    const __m512 slope = _mm512_set1_ps(a.slope), head_scale = _mm512_set1_ps(a.head_scale);
+    const __m512 attn_scale = _mm512_set1_ps(a.attn_scale), zero = _mm512_setzero_ps();
+#pragma omp parallel
+    {
+        RowBuffer row;
+#pragma omp for schedule(dynamic, 64)
+    for (Eigen::Index i = 0; i < a.N; ++i) {
+        const EdgeId e0 = a.in_offsets[i], e1 = a.in_offsets[i + 1];
+        __m512* r = row.at_least(e1 - e0) - e0;
+        __m512 di[NB];
+        for (int b = 0; b < NB; ++b) di[b] = load_block<NB>(L, dout + i * HC, b);
+        // dα'_eh = dout_ih · xw_jh, then the head scale and the dropout mask (α' = 0 where dropped;
+        // where α itself is 0 the value does not matter: it is multiplied by α below)
+        __m512 weighted = zero;
+        for (EdgeId e = e0; e < e1; ++e) {
+            const float* xs = xw + static_cast<Eigen::Index>(a.in_src[e]) * HC;
+            __m512 p[NB];
+            for (int b = 0; b < NB; ++b) p[b] = _mm512_mul_ps(di[b], load_block<NB>(L, xs, b));
+            __m512 d = _mm512_mul_ps(head_sums<NB>(L, p), head_scale);
+            if (a.attn_drop)
+                d = _mm512_maskz_mul_ps(_mm512_cmp_ps_mask(_mm512_maskz_loadu_ps(hm, alpha_used + e * H), zero, _CMP_NEQ_UQ), d,
+                                        attn_scale);
+            weighted = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(hm, alpha + e * H), d, weighted);
+            r[e] = d;
+        }
+        // softmax backward ds = α (dα − Σ α dα), then through LeakyReLU
+        const __m512 ad = _mm512_maskz_loadu_ps(hm, a_dst + i * H);
+        __m512 row_sum = zero;
+        for (EdgeId e = e0; e < e1; ++e) {
+            const __m512 ds = _mm512_mul_ps(_mm512_maskz_loadu_ps(hm, alpha + e * H), _mm512_sub_ps(r[e], weighted));
+            __m512 z = _mm512_add_ps(_mm512_maskz_loadu_ps(hm, a_src + static_cast<Eigen::Index>(a.in_src[e]) * H), ad);
+            if (es) z = _mm512_add_ps(z, _mm512_maskz_loadu_ps(hm, es + e * H));
+            const __m512 g = _mm512_mask_mul_ps(ds, _mm512_cmp_ps_mask(z, zero, _CMP_NGT_UQ), ds, slope);
+            _mm512_mask_storeu_ps(dz + e * H, hm, g);
+            row_sum = _mm512_add_ps(row_sum, g);
+        }
+        _mm512_mask_storeu_ps(da_dst + i * H, hm, row_sum);
+    }
+    }
+}
+
+template <int NB>
+void backward_src_rows(const GatSimdArgs& a, const Layout& L, const float* dout, const float* alpha_used, const float* dz,
+                       const float* da_dst, const float* att_src, const float* att_dst, float* dxw, float* da_src) {
+    const Eigen::Index H = a.H, HC = L.HC;
+    const __mmask16 hm = L.head_mask;
+#pragma omp parallel for schedule(dynamic, 64)
+    for (Eigen::Index j = 0; j < a.N; ++j) {
+        __m512 acc[NB];
+        for (int b = 0; b < NB; ++b) acc[b] = _mm512_setzero_ps();
+        __m512 sj = _mm512_setzero_ps();
+        for (EdgeId k = a.out_offsets[j]; k < a.out_offsets[j + 1]; ++k) {
+            const EdgeId e = a.out_edge[k];
+            const float* di = dout + static_cast<Eigen::Index>(a.out_dst[k]) * HC;
+            const __m512 u = _mm512_maskz_loadu_ps(hm, alpha_used + e * H);
+            sj = _mm512_add_ps(sj, _mm512_maskz_loadu_ps(hm, dz + e * H));
+            for (int b = 0; b < NB; ++b)
+                acc[b] = _mm512_fmadd_ps(_mm512_permutexvar_ps(L.spread_idx(b), u), load_block<NB>(L, di, b), acc[b]);
+        }
+        // a_src_j = a_src[h]ᵀ xw_jh, a_dst_j = a_dst[h]ᵀ xw_jh ⇒ dxw_jh += da_src_jh a_src[h] + da_dst_jh a_dst[h]
+        const __m512 dd = _mm512_maskz_loadu_ps(hm, da_dst + j * H);
+        float* dj = dxw + j * HC;
+        for (int b = 0; b < NB; ++b) {
+            const __m512i idx = L.spread_idx(b);
+            __m512 v = _mm512_fmadd_ps(_mm512_permutexvar_ps(idx, sj), load_block<NB>(L, att_src, b), acc[b]);
+            v = _mm512_fmadd_ps(_mm512_permutexvar_ps(idx, dd), load_block<NB>(L, att_dst, b), v);
+            store_block<NB>(L, dj, b, v);
+        }
+        _mm512_mask_storeu_ps(da_src + j * H, hm, sj);
+    }
+}
+
+// Calls F<NB>::run for the layout's block count (1 … 16).
+template <template <int> class F, class... Args>
+void dispatch(const Layout& L, Args&&... args) {
+    switch (L.NB) {
+#define GATKIT_NB(n) \
+    case n: F<n>::run(L, args...); return;
+        GATKIT_NB(1) GATKIT_NB(2) GATKIT_NB(3) GATKIT_NB(4) GATKIT_NB(5) GATKIT_NB(6) GATKIT_NB(7) GATKIT_NB(8)
+        GATKIT_NB(9) GATKIT_NB(10) GATKIT_NB(11) GATKIT_NB(12) GATKIT_NB(13) GATKIT_NB(14) GATKIT_NB(15) GATKIT_NB(16)
+#undef GATKIT_NB
+        default: throw ConfigError("gat_simd: row of " + std::to_string(L.HC) + " lanes is over the kernels' 256");
+    }
+}
+
+template <int NB>
+struct Forward {
+    template <class... A>
+    static void run(const Layout& L, const GatSimdArgs& a, A... rest) { forward_rows<NB>(a, L, rest...); }
+};
+template <int NB>
+struct BackwardDst {
+    template <class... A>
+    static void run(const Layout& L, const GatSimdArgs& a, A... rest) { backward_dst_rows<NB>(a, L, rest...); }
+};
+template <int NB>
+struct BackwardSrc {
+    template <class... A>
+    static void run(const Layout& L, const GatSimdArgs& a, A... rest) { backward_src_rows<NB>(a, L, rest...); }
+};
+
+}  // namespace
+
+bool gat_simd_fits(Eigen::Index heads, Eigen::Index channels, bool concat) {
+    if (!simd_on || heads < 1 || heads > kLanes || channels < 1 || heads * channels > kLanes * kMaxBlocks) return false;
+    if (!concat && heads != 1) return false;
+    return heads == 1 || channels % kLanes == 0 || channels == 1 || channels == 2 || channels == 4 || channels == 8;
+}
+
+void gat_simd_forward(const GatSimdArgs& a, const float* xw, const float* a_src, const float* a_dst, const float* edge_score,
+                      float* alpha, float* alpha_used, float* out) {
+    const Layout L(a.H, a.C);
+    dispatch<Forward>(L, a, xw, a_src, a_dst, edge_score, alpha, alpha_used, out);
+}
+
+void gat_simd_backward_dst(const GatSimdArgs& a, const float* dout, const float* xw, const float* alpha, const float* alpha_used,
+                           const float* a_src, const float* a_dst, const float* edge_score, float* dz, float* da_dst) {
+    const Layout L(a.H, a.C);
+    dispatch<BackwardDst>(L, a, dout, xw, alpha, alpha_used, a_src, a_dst, edge_score, dz, da_dst);
+}
+
+void gat_simd_backward_src(const GatSimdArgs& a, const float* dout, const float* alpha_used, const float* dz, const float* da_dst,
+                           const float* att_src, const float* att_dst, float* dxw, float* da_src) {
+    const Layout L(a.H, a.C);
+    dispatch<BackwardSrc>(L, a, dout, alpha_used, dz, da_dst, att_src, att_dst, dxw, da_src);
+}
+
+#else  // no AVX-512 in this build: the portable loops run everywhere
+
+bool gat_simd_fits(Eigen::Index, Eigen::Index, bool) { return false; }
+
+[[noreturn]] static void no_simd() { throw ConfigError("gat_simd: this build has no AVX-512 kernels"); }
+void gat_simd_forward(const GatSimdArgs&, const float*, const float*, const float*, const float*, float*, float*, float*) { no_simd(); }
+void gat_simd_backward_dst(const GatSimdArgs&, const float*, const float*, const float*, const float*, const float*, const float*,
+                           const float*, float*, float*) {
+    no_simd();
+}
+void gat_simd_backward_src(const GatSimdArgs&, const float*, const float*, const float*, const float*, const float*, const float*,
+                           float*, float*) {
+    no_simd();
+}
+
+#endif
+
+}  // namespace gatkit::detail

@@ -1,0 +1,53 @@
+// Row kernels of GatConv<float> written for AVX-512 (internal to the library).
+//
+// The portable loops in gat_conv.cpp run over heads and channels with trip counts known only at
+// run time, so GCC leaves them scalar or spills a per-edge "spread" of α over the row through
+// memory. These kernels keep a destination row's H·C accumulators in vector registers across its
+// edges (the row is NB blocks of 16 lanes, NB a template parameter), hold per-head values (scores,
+// α, row maxima and sums) in the first H lanes of one register, and spread α over the row with one
+// lane permutation per block. Same algorithm, same order over edges, so the same numbers up to
+// float rounding (sums inside a head are a tree here, a sequence there); deterministic and
+// independent of the thread count, as the portable loops.
+//
+// Used when the build targets AVX-512F, T = float, the switch below is on, and the layer's shape
+// fits (gat_simd_fits); everything else takes the portable loops.
+#pragma once
+
+#include "gatkit/core/types.hpp"
+
+namespace gatkit::detail {
+
+// What the three row kernels read besides the per-call arrays.
+struct GatSimdArgs {
+    Eigen::Index N = 0, H = 0, C = 0;  // nodes, heads, channels per head; rows are H·C wide
+    const EdgeId* in_offsets = nullptr;
+    const NodeId* in_src = nullptr;
+    const EdgeId* out_offsets = nullptr;
+    const NodeId* out_dst = nullptr;
+    const EdgeId* out_edge = nullptr;
+    float slope = 0.2f;       // LeakyReLU slope of the scores
+    float head_scale = 1.0f;  // 1 (concat, or one head)
+    bool attn_drop = false;   // alpha_used holds the dropout multipliers (1/(1-p) or 0) on entry to forward
+    float attn_scale = 1.0f;  // 1/(1-p)
+};
+
+// True when this build has the kernels, they are switched on, and the shape fits: 1 ≤ H ≤ 16,
+// concat or H = 1, H·C ≤ 256, and C a multiple of 16, or C ∈ {1, 2, 4, 8}, or H = 1.
+bool gat_simd_fits(Eigen::Index heads, Eigen::Index channels, bool concat);
+// On by default where compiled in; tests switch it off to run the portable loops on the same input.
+void set_gat_simd(bool on);
+bool gat_simd_enabled();
+
+// Forward over destination rows: scores, softmax, α (alpha), α' = α·head_scale·dropout
+// multiplier (alpha_used) and out (N×H·C, rows without edges left as they are).
+void gat_simd_forward(const GatSimdArgs& a, const float* xw, const float* a_src, const float* a_dst, const float* edge_score,
+                      float* alpha, float* alpha_used, float* out);
+// Backward pass 1 over destination rows: dz (E×H, the score gradient) and da_dst (N×H).
+void gat_simd_backward_dst(const GatSimdArgs& a, const float* dout, const float* xw, const float* alpha, const float* alpha_used,
+                           const float* a_src, const float* a_dst, const float* edge_score, float* dz, float* da_dst);
+// Backward pass 2 over source rows of the transposed CSR: dxw (N×H·C) and da_src (N×H), both
+// written, not accumulated.
+void gat_simd_backward_src(const GatSimdArgs& a, const float* dout, const float* alpha_used, const float* dz, const float* da_dst,
+                           const float* att_src, const float* att_dst, float* dxw, float* da_src);
+
+}  // namespace gatkit::detail
