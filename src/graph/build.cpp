@@ -16,18 +16,10 @@ bool by_dst_then_src(const std::pair<NodeId, NodeId>& a, const std::pair<NodeId,
 }  // namespace
 
 Graph build_from_sorted(NodeId num_nodes, std::vector<std::pair<NodeId, NodeId>> sorted_edges) {
-    // Boost.Graph does the CSR construction (counting sort by row, both directions). Its edges
-    // point destination → source, so its forward CSR is our incoming CSR and its backward CSR
-    // (with forward edge indices) is our transpose. Its counting sort is stable, so rows keep
-    // the (dst, src) order of the input.
-    std::vector<std::pair<std::size_t, std::size_t>> reversed(sorted_edges.size());
-    for (std::size_t k = 0; k < sorted_edges.size(); ++k)
-        reversed[k] = {static_cast<std::size_t>(sorted_edges[k].second), static_cast<std::size_t>(sorted_edges[k].first)};
-    auto bgl = std::make_shared<BglGraph>(boost::edges_are_unsorted_multi_pass, reversed.begin(), reversed.end(),
-                                          static_cast<std::size_t>(num_nodes));
-    reversed.clear();
-    reversed.shrink_to_fit();
-
+    if (num_nodes < 0) throw GraphError("build_from_sorted: negative node count " + std::to_string(num_nodes));
+    // Edge k = sorted_edges[k] (src, dst), sorted by destination: the incoming CSR is the input
+    // order itself; the transpose is a stable counting sort by source, so each source's row lists
+    // its edges by increasing id. (The Boost.Graph view is built from these on first use.)
     Graph g;
     const auto n = static_cast<std::size_t>(num_nodes);
     const auto m = sorted_edges.size();
@@ -36,27 +28,30 @@ Graph build_from_sorted(NodeId num_nodes, std::vector<std::pair<NodeId, NodeId>>
     g.out_offsets_.assign(n + 1, 0);
     g.out_dst_.resize(m);
     g.out_edge_.resize(m);
-    const auto edge_index = get(boost::edge_index, *bgl);
-    EdgeId pos = 0;
+    for (std::size_t k = 0; k < m; ++k) {
+        const auto [src, dst] = sorted_edges[k];
+        if (src < 0 || src >= num_nodes || dst < 0 || dst >= num_nodes)
+            throw GraphError("build_from_sorted: edge " + std::to_string(k) + " (" + std::to_string(src) + ", " + std::to_string(dst) +
+                             ") names a node outside [0, " + std::to_string(num_nodes) + ")");
+        if (k > 0 && dst < sorted_edges[k - 1].second)
+            throw GraphError("build_from_sorted: edge " + std::to_string(k) + " (" + std::to_string(src) + ", " + std::to_string(dst) +
+                             ") comes after an edge into node " + std::to_string(sorted_edges[k - 1].second) +
+                             ": edges must be sorted by destination");
+        ++g.in_offsets_[static_cast<std::size_t>(dst) + 1];
+        ++g.out_offsets_[static_cast<std::size_t>(src) + 1];
+        g.in_src_[k] = src;
+    }
     for (std::size_t i = 0; i < n; ++i) {
-        g.in_offsets_[i] = pos;
-        for (auto [it, end] = out_edges(i, *bgl); it != end; ++it) {
-            const auto id = static_cast<EdgeId>(get(edge_index, *it));
-            if (id != pos) throw GraphError("build_graph: Boost.Graph CSR edge order differs from input order");
-            g.in_src_[pos++] = static_cast<NodeId>(target(*it, *bgl));
-        }
+        g.in_offsets_[i + 1] += g.in_offsets_[i];
+        g.out_offsets_[i + 1] += g.out_offsets_[i];
     }
-    g.in_offsets_[n] = pos;
-    pos = 0;
-    for (std::size_t j = 0; j < n; ++j) {
-        g.out_offsets_[j] = pos;
-        for (auto [it, end] = in_edges(j, *bgl); it != end; ++it) {
-            g.out_dst_[pos] = static_cast<NodeId>(source(*it, *bgl));
-            g.out_edge_[pos++] = static_cast<EdgeId>(get(edge_index, *it));
-        }
+    std::vector<EdgeId> next(g.out_offsets_.begin(), g.out_offsets_.end() - 1);
+    for (std::size_t k = 0; k < m; ++k) {
+        const auto [src, dst] = sorted_edges[k];
+        const EdgeId pos = next[static_cast<std::size_t>(src)]++;
+        g.out_dst_[static_cast<std::size_t>(pos)] = dst;
+        g.out_edge_[static_cast<std::size_t>(pos)] = static_cast<EdgeId>(k);
     }
-    g.out_offsets_[n] = pos;
-    g.bgl_ = std::move(bgl);
     return g;
 }
 

@@ -57,6 +57,27 @@ std::vector<EdgeId> trace_self_loop_origin(const Graph& g, const Graph& looped) 
 
 }  // namespace
 
+const BglGraph& Graph::bgl() const {
+    std::call_once(bgl_->once, [this] {
+        // Boost's constructor counting-sorts (stably) by the BGL source, our destination: rows
+        // come out in edge-id order, so BGL edge index = our edge id (checked).
+        const auto n = static_cast<std::size_t>(num_nodes());
+        std::vector<std::pair<std::size_t, std::size_t>> reversed(static_cast<std::size_t>(num_edges()));
+        for (std::size_t i = 0; i < n; ++i)
+            for (EdgeId e = in_offsets_[i]; e < in_offsets_[i + 1]; ++e)
+                reversed[static_cast<std::size_t>(e)] = {i, static_cast<std::size_t>(in_src_[static_cast<std::size_t>(e)])};
+        auto g = std::make_unique<const BglGraph>(boost::edges_are_unsorted_multi_pass, reversed.begin(), reversed.end(), n);
+        const auto edge_index = get(boost::edge_index, *g);
+        EdgeId pos = 0;
+        for (std::size_t i = 0; i < n; ++i)
+            for (auto [it, end] = out_edges(i, *g); it != end; ++it, ++pos)
+                if (static_cast<EdgeId>(get(edge_index, *it)) != pos)
+                    throw GraphError("Graph::bgl: Boost.Graph CSR edge order differs from the graph's edge ids");
+        bgl_->graph = std::move(g);
+    });
+    return *bgl_->graph;
+}
+
 const Graph& Graph::with_self_loops() const {
     std::call_once(derived_->once, [this] {
         auto looped = std::make_shared<const Graph>(add_self_loops(*this));

@@ -51,6 +51,7 @@ void check_csr(const Graph& g) {
             ++seen[e];
             CHECK(g.in_src()[e] == j);          // the entry belongs to source j
             CHECK(row_of[e] == g.out_dst()[k]);  // and lies in row out_dst[k]
+            if (k > g.out_offsets()[j]) CHECK(g.out_edge()[k - 1] < e);  // a source's row by increasing edge id
         }
     }
     for (EdgeId e = 0; e < E; ++e) REQUIRE(seen[e] == 1);  // every edge id exactly once
@@ -205,4 +206,35 @@ TEST_CASE("transforms: make_undirected, remove/add self-loops, drop duplicates",
     CHECK(d.num_edges() == 5);
     CHECK(edge_set(d).count({0, 1}) == 1);
     CHECK(d.num_self_loops() == 2);
+}
+
+TEST_CASE("the Boost.Graph view is built on first use with the CSR's edges and edge ids", "[graph]") {
+    Rng rng(5);
+    const Graph g = gatkit::test::random_graph(40, 0.15, rng, /*allow_self_loops=*/true);
+    const Graph copy = g;  // copies share the view and the identity
+    CHECK(copy.identity() == g.identity());
+    CHECK(build_graph(40, g.edge_list()).identity() != g.identity());
+    const BglGraph& b = g.bgl();
+    CHECK(&copy.bgl() == &b);
+    REQUIRE(num_vertices(b) == static_cast<std::size_t>(g.num_nodes()));
+    REQUIRE(num_edges(b) == static_cast<std::size_t>(g.num_edges()));
+    const auto edge_index = get(boost::edge_index, b);
+    for (NodeId i = 0; i < g.num_nodes(); ++i) {
+        // BGL edges point destination -> source: vertex i's out-edges are row i, in edge-id order
+        EdgeId e = g.in_offsets()[i];
+        for (auto [it, end] = out_edges(static_cast<std::size_t>(i), b); it != end; ++it, ++e) {
+            CHECK(static_cast<EdgeId>(get(edge_index, *it)) == e);
+            CHECK(static_cast<NodeId>(target(*it, b)) == g.in_src()[e]);
+        }
+        CHECK(e == g.in_offsets()[i + 1]);
+    }
+}
+
+TEST_CASE("build_from_sorted rejects unsorted edges and ids out of range, naming the edge", "[graph]") {
+    CHECK(build_from_sorted(3, {{1, 0}, {2, 0}, {0, 2}}).num_edges() == 3);
+    CHECK_THROWS_WITH(build_from_sorted(3, {{0, 2}, {1, 0}}),
+                      Catch::Contains("edge 1") && Catch::Contains("(1, 0)") && Catch::Contains("sorted by destination"));
+    CHECK_THROWS_WITH(build_from_sorted(3, {{0, 1}, {3, 2}}), Catch::Contains("edge 1") && Catch::Contains("[0, 3)"));
+    CHECK_THROWS_AS(build_from_sorted(2, {{0, -1}}), GraphError);
+    CHECK_THROWS_AS(build_from_sorted(-1, {}), GraphError);
 }

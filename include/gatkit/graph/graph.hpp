@@ -10,9 +10,12 @@
 // Incoming rows are sorted by source, so every per-edge array (scores, α: E×H) is laid out
 // destination-major and forward passes stream through it.
 //
-// The graph is built through Boost.Graph (see build.hpp) and keeps that Boost.Graph
-// compressed_sparse_row_graph, so BGL algorithms (algorithms.hpp) run on the same graph.
-// In the BGL graph edges point destination → source: its out-edges are our incoming rows.
+// build.hpp fills both CSRs with stable counting sorts. The Boost.Graph view of the same graph
+// (a compressed_sparse_row_graph, for the BGL algorithms in algorithms.hpp and the k-hop masks)
+// is built from them on the first call of bgl() and shared by the graph's copies: graphs that
+// never run a BGL algorithm (every batch, every self-looped copy) do not pay its time and memory
+// (about 25 bytes per edge). In the BGL graph edges point destination → source: its out-edges
+// are our incoming rows, with the same edge ids.
 #pragma once
 
 #include "gatkit/core/types.hpp"
@@ -56,8 +59,9 @@ public:
     // Computed once, together with with_self_loops().
     const std::vector<EdgeId>& self_loop_origin() const;
 
-    // The Boost.Graph graph the CSR was read from (edges point destination → source).
-    const BglGraph& bgl() const { return *bgl_; }
+    // The Boost.Graph view of this graph (edges point destination → source, same edge ids),
+    // built on first use; thread-safe.
+    const BglGraph& bgl() const;
     // Shared by this graph and its copies, and by no other graph while someone holds it: lets a
     // model cache what it derives from a graph (an attention mask) and recognise the graph later.
     std::shared_ptr<const void> identity() const { return bgl_; }
@@ -70,7 +74,11 @@ private:
     std::vector<EdgeId> out_offsets_;
     std::vector<NodeId> out_dst_;
     std::vector<EdgeId> out_edge_;
-    std::shared_ptr<const BglGraph> bgl_;
+    struct Bgl {
+        std::once_flag once;
+        std::unique_ptr<const BglGraph> graph;
+    };
+    std::shared_ptr<Bgl> bgl_ = std::make_shared<Bgl>();
 
     struct Derived {
         std::once_flag once;
