@@ -27,6 +27,7 @@
 #include "gatkit/nn/gat_conv.hpp"
 #include "gatkit/train/fit.hpp"
 
+#include <malloc.h>
 #include <nlohmann/json.hpp>
 
 #include <chrono>
@@ -140,6 +141,11 @@ nlohmann::json big_layer(const Args& a) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    // The gatkit program's allocator settings (apps/gatkit/main.cpp): freed blocks up to 256 MiB
+    // stay in the heap for reuse instead of going back to the kernel to be faulted in and
+    // zero-filled again by the next call.
+    mallopt(M_MMAP_THRESHOLD, 256 << 20);
+    mallopt(M_TRIM_THRESHOLD, 1 << 30);
     try {
         if (argc < 2) throw std::runtime_error("usage: gatkit_bench cora-infer|big-layer [--option value]...");
         const std::string which = argv[1];

@@ -35,9 +35,8 @@ struct Layout {
     // spread[b]: lane l of block b takes head (16·b + l) / C, so permutexvar(spread[b], u) spreads
     // the per-head vector u over block b
     alignas(64) std::int32_t spread[kMaxBlocks][kLanes] = {};
-    // heads_per_block (C ∈ {1, 2, 4, 8}): xor[s] swaps lanes l ↔ l ^ 2^s (segmented sums in log2 C
-    // steps); collect[b] moves the segment sums of block b (lanes t·C) to their heads' lanes
-    alignas(64) std::int32_t xor_idx[4][kLanes] = {};
+    // heads_per_block (C ∈ {1, 2, 4, 8}): segmented sums in log2 C xor_fold steps; collect[b]
+    // moves the segment sums of block b (lanes t·C) to their heads' lanes
     alignas(64) std::int32_t collect[kMaxBlocks][kLanes] = {};
     __mmask16 collect_mask[kMaxBlocks] = {};
     int xor_steps = 0;
@@ -58,8 +57,6 @@ struct Layout {
             reduce = Reduce::blocks_per_head;
         } else {
             reduce = Reduce::heads_per_block;
-            for (int s = 0; s < 4; ++s)
-                for (int l = 0; l < kLanes; ++l) xor_idx[s][l] = l ^ (1 << s);
             xor_steps = 0;
             while ((1 << xor_steps) < C) ++xor_steps;
             const int per_block = kLanes / C;
@@ -106,6 +103,15 @@ private:
     std::vector<Slot> v_;  // over-aligned allocation (C++17 aligned new)
 };
 
+// Edges ahead whose gathered rows are prefetched: the row passes are bound by the latency of
+// gathering random rows (sources' xw and a_src, destinations' dout) once the graph outgrows the
+// caches; a prefetch this far ahead covers it.
+constexpr EdgeId kPrefetchAhead = 16;
+
+inline void prefetch_lines(const float* p, int lines) {
+    for (int l = 0; l < lines; ++l) _mm_prefetch(reinterpret_cast<const char*>(p) + 64 * l, _MM_HINT_T0);
+}
+
 // s > 0 ? s : slope·s, lane-wise (NaN takes the slope branch, as the scalar expression)
 inline __m512 leaky(__m512 s, __m512 slope) {
     return _mm512_mask_mul_ps(s, _mm512_cmp_ps_mask(s, _mm512_setzero_ps(), _CMP_NGT_UQ), s, slope);
@@ -132,7 +138,19 @@ inline __m512 exp16(__m512 x_in) {
     return _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(x_in, lo, _CMP_NLT_UQ), y);  // below the range: 0
 }
 
-// d_h = Σ_c p[h·C + c] for the row products p (NB blocks), in the first H lanes.
+// r + r with lanes l and l ^ s swapped (s = 1, 2, 4, 8): log2(n) of these sum every aligned group of
+// n lanes into each of its lanes. In-lane and 128-bit-lane shuffles, cheaper than a full permute.
+inline __m512 xor_fold(__m512 r, int s) {
+    switch (s) {
+        case 1: return _mm512_add_ps(r, _mm512_permute_ps(r, _MM_SHUFFLE(2, 3, 0, 1)));
+        case 2: return _mm512_add_ps(r, _mm512_permute_ps(r, _MM_SHUFFLE(1, 0, 3, 2)));
+        case 4: return _mm512_add_ps(r, _mm512_shuffle_f32x4(r, r, _MM_SHUFFLE(2, 3, 0, 1)));
+        default: return _mm512_add_ps(r, _mm512_shuffle_f32x4(r, r, _MM_SHUFFLE(1, 0, 3, 2)));
+    }
+}
+
+// d_h = Σ_c p[h·C + c] for the row products p (NB blocks), in the first H lanes; built in
+// registers (scalar stores into a buffer read back as a vector would stall store forwarding).
 template <int NB>
 inline __m512 head_sums(const Layout& L, const __m512* p) {
     switch (L.reduce) {
@@ -142,22 +160,23 @@ inline __m512 head_sums(const Layout& L, const __m512* p) {
             return _mm512_maskz_mov_ps(0x1, _mm512_set1_ps(_mm512_reduce_add_ps(s)));
         }
         case Layout::Reduce::blocks_per_head: {
-            alignas(64) float d[kLanes] = {};
+            __m512 d = _mm512_setzero_ps();
             const int per_head = L.C / kLanes;
             for (int h = 0; h < L.H; ++h) {
                 __m512 s = _mm512_setzero_ps();
                 for (int q = 0; q < per_head; ++q)
                     if (const int b = h * per_head + q; b < NB) s = _mm512_add_ps(s, p[b]);  // always: H·C ≤ 16·NB
-                d[h] = _mm512_reduce_add_ps(s);
+                for (int f = 8; f >= 1; f /= 2) s = xor_fold(s, f);                      // every lane: the sum
+                d = _mm512_mask_mov_ps(d, static_cast<__mmask16>(1u << h), s);
             }
-            return _mm512_load_ps(d);
+            return d;
         }
         case Layout::Reduce::heads_per_block:
         default: {
             __m512 d = _mm512_setzero_ps();
             for (int b = 0; b < NB; ++b) {
                 __m512 r = p[b];
-                for (int s = 0; s < L.xor_steps; ++s) r = _mm512_add_ps(r, _mm512_permutexvar_ps(_mm512_load_si512(L.xor_idx[s]), r));
+                for (int s = 0; s < L.xor_steps; ++s) r = xor_fold(r, 1 << s);
                 d = _mm512_mask_permutexvar_ps(d, L.collect_mask[b], _mm512_load_si512(L.collect[b]), r);
             }
             return d;
@@ -166,10 +185,30 @@ inline __m512 head_sums(const Layout& L, const __m512* p) {
 }
 
 template <int NB>
+void node_score_rows(const GatSimdArgs& a, const Layout& L, const float* xw, const float* att_src, const float* att_dst, float* a_src,
+                     float* a_dst) {
+    const Eigen::Index H = a.H, HC = L.HC;
+    const __mmask16 hm = L.head_mask;
+#pragma omp parallel for schedule(static)
+    for (Eigen::Index n = 0; n < a.N; ++n) {
+        const float* r = xw + n * HC;
+        __m512 ps[NB], pd[NB];
+        for (int b = 0; b < NB; ++b) {
+            const __m512 v = load_block<NB>(L, r, b);
+            ps[b] = _mm512_mul_ps(v, load_block<NB>(L, att_src, b));
+            pd[b] = _mm512_mul_ps(v, load_block<NB>(L, att_dst, b));
+        }
+        _mm512_mask_storeu_ps(a_src + n * H, hm, head_sums<NB>(L, ps));
+        _mm512_mask_storeu_ps(a_dst + n * H, hm, head_sums<NB>(L, pd));
+    }
+}
+
+template <int NB>
 void forward_rows(const GatSimdArgs& a, const Layout& L, const float* xw, const float* a_src, const float* a_dst, const float* es,
                   float* alpha, float* alpha_used, float* out) {
     const Eigen::Index H = a.H, HC = L.HC;
     const __mmask16 hm = L.head_mask;
+    const EdgeId E = a.in_offsets[a.N];
     const __m512 slope = _mm512_set1_ps(a.slope), head_scale = _mm512_set1_ps(a.head_scale);
     const __m512 one = _mm512_set1_ps(1.0f);
 #pragma omp parallel
@@ -178,12 +217,20 @@ void forward_rows(const GatSimdArgs& a, const Layout& L, const float* xw, const 
 #pragma omp for schedule(dynamic, 64)
     for (Eigen::Index i = 0; i < a.N; ++i) {
         const EdgeId e0 = a.in_offsets[i], e1 = a.in_offsets[i + 1];
-        if (e0 == e1) continue;  // attends to nothing: the output row stays as it is (0)
+        if (e0 == e1) {  // attends to nothing: the attention output is 0
+            for (int b = 0; b < NB; ++b) store_block<NB>(L, out + i * HC, b, _mm512_setzero_ps());
+            continue;
+        }
         __m512* r = row.at_least(e1 - e0) - e0;  // r[e]: edge e's per-head values, whole registers
         const __m512 ad = _mm512_maskz_loadu_ps(hm, a_dst + i * H);
         // scores and the row maximum (subtracted before exp so nothing overflows)
         __m512 mx = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
         for (EdgeId e = e0; e < e1; ++e) {
+            if (e + kPrefetchAhead < E) {
+                const auto ahead = static_cast<Eigen::Index>(a.in_src[e + kPrefetchAhead]);
+                _mm_prefetch(reinterpret_cast<const char*>(a_src + ahead * H), _MM_HINT_T0);
+                prefetch_lines(xw + ahead * HC, NB);
+            }
             __m512 s = _mm512_add_ps(_mm512_maskz_loadu_ps(hm, a_src + static_cast<Eigen::Index>(a.in_src[e]) * H), ad);
             if (es) s = _mm512_add_ps(s, _mm512_maskz_loadu_ps(hm, es + e * H));
             s = leaky(s, slope);
@@ -220,6 +267,7 @@ void backward_dst_rows(const GatSimdArgs& a, const Layout& L, const float* dout,
                        const float* alpha_used, const float* a_src, const float* a_dst, const float* es, float* dz, float* da_dst) {
     const Eigen::Index H = a.H, HC = L.HC;
     const __mmask16 hm = L.head_mask;
+    const EdgeId E = a.in_offsets[a.N];
     const __m512 slope = _mm512_set1_ps(a.slope), head_scale = _mm512_set1_ps(a.head_scale);
     const __m512 attn_scale = _mm512_set1_ps(a.attn_scale), zero = _mm512_setzero_ps();
 #pragma omp parallel
@@ -235,6 +283,11 @@ void backward_dst_rows(const GatSimdArgs& a, const Layout& L, const float* dout,
         // where α itself is 0 the value does not matter: it is multiplied by α below)
         __m512 weighted = zero;
         for (EdgeId e = e0; e < e1; ++e) {
+            if (e + kPrefetchAhead < E) {
+                const auto ahead = static_cast<Eigen::Index>(a.in_src[e + kPrefetchAhead]);
+                _mm_prefetch(reinterpret_cast<const char*>(a_src + ahead * H), _MM_HINT_T0);
+                prefetch_lines(xw + ahead * HC, NB);
+            }
             const float* xs = xw + static_cast<Eigen::Index>(a.in_src[e]) * HC;
             __m512 p[NB];
             for (int b = 0; b < NB; ++b) p[b] = _mm512_mul_ps(di[b], load_block<NB>(L, xs, b));
@@ -266,12 +319,19 @@ void backward_src_rows(const GatSimdArgs& a, const Layout& L, const float* dout,
                        const float* da_dst, const float* att_src, const float* att_dst, float* dxw, float* da_src) {
     const Eigen::Index H = a.H, HC = L.HC;
     const __mmask16 hm = L.head_mask;
+    const EdgeId E = a.out_offsets[a.N];
 #pragma omp parallel for schedule(dynamic, 64)
     for (Eigen::Index j = 0; j < a.N; ++j) {
         __m512 acc[NB];
         for (int b = 0; b < NB; ++b) acc[b] = _mm512_setzero_ps();
         __m512 sj = _mm512_setzero_ps();
         for (EdgeId k = a.out_offsets[j]; k < a.out_offsets[j + 1]; ++k) {
+            if (k + kPrefetchAhead < E) {
+                const EdgeId ahead = a.out_edge[k + kPrefetchAhead];
+                _mm_prefetch(reinterpret_cast<const char*>(alpha_used + ahead * H), _MM_HINT_T0);
+                _mm_prefetch(reinterpret_cast<const char*>(dz + ahead * H), _MM_HINT_T0);
+                prefetch_lines(dout + static_cast<Eigen::Index>(a.out_dst[k + kPrefetchAhead]) * HC, NB);
+            }
             const EdgeId e = a.out_edge[k];
             const float* di = dout + static_cast<Eigen::Index>(a.out_dst[k]) * HC;
             const __m512 u = _mm512_maskz_loadu_ps(hm, alpha_used + e * H);
@@ -306,6 +366,11 @@ void dispatch(const Layout& L, Args&&... args) {
 }
 
 template <int NB>
+struct NodeScores {
+    template <class... A>
+    static void run(const Layout& L, const GatSimdArgs& a, A... rest) { node_score_rows<NB>(a, L, rest...); }
+};
+template <int NB>
 struct Forward {
     template <class... A>
     static void run(const Layout& L, const GatSimdArgs& a, A... rest) { forward_rows<NB>(a, L, rest...); }
@@ -327,6 +392,12 @@ bool gat_simd_fits(Eigen::Index heads, Eigen::Index channels, bool concat) {
     if (!simd_on || heads < 1 || heads > kLanes || channels < 1 || heads * channels > kLanes * kMaxBlocks) return false;
     if (!concat && heads != 1) return false;
     return heads == 1 || channels % kLanes == 0 || channels == 1 || channels == 2 || channels == 4 || channels == 8;
+}
+
+void gat_simd_node_scores(const GatSimdArgs& a, const float* xw, const float* att_src, const float* att_dst, float* a_src,
+                          float* a_dst) {
+    const Layout L(a.H, a.C);
+    dispatch<NodeScores>(L, a, xw, att_src, att_dst, a_src, a_dst);
 }
 
 void gat_simd_forward(const GatSimdArgs& a, const float* xw, const float* a_src, const float* a_dst, const float* edge_score,
@@ -352,6 +423,7 @@ void gat_simd_backward_src(const GatSimdArgs& a, const float* dout, const float*
 bool gat_simd_fits(Eigen::Index, Eigen::Index, bool) { return false; }
 
 [[noreturn]] static void no_simd() { throw ConfigError("gat_simd: this build has no AVX-512 kernels"); }
+void gat_simd_node_scores(const GatSimdArgs&, const float*, const float*, const float*, float*, float*) { no_simd(); }
 void gat_simd_forward(const GatSimdArgs&, const float*, const float*, const float*, const float*, float*, float*, float*) { no_simd(); }
 void gat_simd_backward_dst(const GatSimdArgs&, const float*, const float*, const float*, const float*, const float*, const float*,
                            const float*, float*, float*) {

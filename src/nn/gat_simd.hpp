@@ -38,8 +38,11 @@ bool gat_simd_fits(Eigen::Index heads, Eigen::Index channels, bool concat);
 void set_gat_simd(bool on);
 bool gat_simd_enabled();
 
+// a_src_nh = a_src[h]ᵀ xw_nh and a_dst_nh = a_dst[h]ᵀ xw_nh for every node (N×H each).
+void gat_simd_node_scores(const GatSimdArgs& a, const float* xw, const float* att_src, const float* att_dst, float* a_src,
+                          float* a_dst);
 // Forward over destination rows: scores, softmax, α (alpha), α' = α·head_scale·dropout
-// multiplier (alpha_used) and out (N×H·C, rows without edges left as they are).
+// multiplier (alpha_used; may be alpha itself) and out (N×H·C, every row; 0 for rows without edges).
 void gat_simd_forward(const GatSimdArgs& a, const float* xw, const float* a_src, const float* a_dst, const float* edge_score,
                       float* alpha, float* alpha_used, float* out);
 // Backward pass 1 over destination rows: dz (E×H, the score gradient) and da_dst (N×H).

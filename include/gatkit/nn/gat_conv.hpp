@@ -74,7 +74,8 @@ struct GatConvCache {
     MatrixT<T> a_src;              // N×H  a_src[h]ᵀ xw_jh
     MatrixT<T> a_dst;              // N×H  a_dst[h]ᵀ xw_ih
     MatrixT<T> alpha;              // E×H  attention coefficients before attention dropout
-    MatrixT<T> alpha_used;         // E×H  α' = dropout(α) · (concat ? 1 : 1/H), what weighted the messages
+    MatrixT<T> alpha_used;         // E×H  α' = dropout(α) · (concat ? 1 : 1/H), what weighted the messages;
+                                   //      empty when it equals α (no attention dropout, head scale 1)
     MatrixT<T> edge_attr;          // E×D  attributes of cache.graph's edges (loops: the mean), edge_dim > 0 only
     MatrixT<T> edge_score;         // E×H  a_edge[h]ᵀ (e_ij · W_e)_h, edge_dim > 0 only
     DropoutCache input_drop;
