@@ -94,26 +94,42 @@ void PairDecoderT<T>::backward(const MatrixT<T>& dout, const MatrixT<T>& z, cons
     if (dz.rows() != z.rows() || dz.cols() != z.cols())
         throw ShapeError("decoder: dz is " + std::to_string(dz.rows()) + "x" + std::to_string(dz.cols()) + ", expected " +
                          std::to_string(z.rows()) + "x" + std::to_string(z.cols()));
+    if (&dz == &z) throw ConfigError("decoder: dz must not be z itself");
     const Eigen::Index C = options_.dim;
     if (options_.kind == PairDecoderKind::dot) {
-        for (Eigen::Index p = 0; p < P; ++p) {
-            const auto [u, v] = cache.pairs[p];
-            const T g = dout(p, 0);
-            // Read both rows before writing either: u == v must give 2·g·z_u.
-            const VectorT<T> zu = z.row(u).transpose(), zv = z.row(v).transpose();
-            dz.row(u) += g * zv.transpose();
-            dz.row(v) += g * zu.transpose();
+        // s_p = z_u · z_v ⇒ dz_u += g_p z_v, dz_v += g_p z_u (twice g_p z_u when u = v). Scattered
+        // by node, in parallel: each node's contributions come from the pairs that touch it, in
+        // pair order, so every row gets the same additions in the same order as a serial loop.
+        const auto N = static_cast<std::size_t>(z.rows());
+        std::vector<EdgeId> offsets(N + 1, 0);
+        for (const auto& [u, v] : cache.pairs) {
+            ++offsets[static_cast<std::size_t>(u) + 1];
+            ++offsets[static_cast<std::size_t>(v) + 1];
         }
+        for (std::size_t n = 0; n < N; ++n) offsets[n + 1] += offsets[n];
+        std::vector<std::pair<Eigen::Index, NodeId>> touch(static_cast<std::size_t>(offsets[N]));  // (pair, other end)
+        std::vector<EdgeId> next(offsets.begin(), offsets.end() - 1);
+        for (Eigen::Index p = 0; p < P; ++p) {
+            const auto [u, v] = cache.pairs[static_cast<std::size_t>(p)];
+            touch[static_cast<std::size_t>(next[static_cast<std::size_t>(u)]++)] = {p, v};
+            touch[static_cast<std::size_t>(next[static_cast<std::size_t>(v)]++)] = {p, u};
+        }
+        const auto rows = static_cast<Eigen::Index>(N);
+#pragma omp parallel for schedule(dynamic, 64)
+        for (Eigen::Index n = 0; n < rows; ++n)
+            for (EdgeId k = offsets[static_cast<std::size_t>(n)]; k < offsets[static_cast<std::size_t>(n) + 1]; ++k) {
+                const auto [p, other] = touch[static_cast<std::size_t>(k)];
+                dz.row(n) += dout(p, 0) * z.row(other);
+            }
         return;
     }
     const MatrixT<T> din = mlp_->backward(dout, cache.mlp, /*need_dx=*/true);
     const bool concat = options_.kind == PairDecoderKind::edge_classes;
     for (Eigen::Index p = 0; p < P; ++p) {
         const auto [u, v] = cache.pairs[p];
-        const VectorT<T> zu = z.row(u).transpose(), zv = z.row(v).transpose();
         const auto dh = din.row(p).segment(concat ? 2 * C : 0, C);
-        dz.row(u) += dh.cwiseProduct(zv.transpose());
-        dz.row(v) += dh.cwiseProduct(zu.transpose());
+        dz.row(u) += dh.cwiseProduct(z.row(v));  // z is not dz: no copies needed when u = v
+        dz.row(v) += dh.cwiseProduct(z.row(u));
         if (concat) {
             dz.row(u) += din.row(p).segment(0, C);
             dz.row(v) += din.row(p).segment(C, C);

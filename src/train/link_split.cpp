@@ -130,6 +130,13 @@ NegativeSampler::NegativeSampler(NodeId num_nodes, const std::vector<NodePair>& 
     // Fewer than half of the pairs allowed: rejection could need many tries per draw, so list the
     // allowed pairs once. There are then fewer of them than forbidden ones, so the list is small.
     if (2 * allowed_pairs() < total_pairs_) allowed_ = list_allowed();
+    // Up to 2^28 pairs (N <= 16,384 nodes: 32 MiB at most), a bit per key answers "forbidden?"
+    // with one memory access instead of a binary search (~17 cache misses on 100k edges): the
+    // rejection draws of every epoch ask it about every candidate. Same answers, same draws.
+    if (n * n <= (std::uint64_t{1} << 28)) {
+        forbidden_bits_.assign(static_cast<std::size_t>((n * n + 63) / 64), 0);
+        for (const std::uint64_t k : forbidden_keys_) forbidden_bits_[k >> 6] |= std::uint64_t{1} << (k & 63);
+    }
 }
 
 std::uint64_t NegativeSampler::key(NodeId u, NodeId v) const {
@@ -137,7 +144,10 @@ std::uint64_t NegativeSampler::key(NodeId u, NodeId v) const {
 }
 
 bool NegativeSampler::forbidden_normalised(NodeId u, NodeId v) const {
-    return u == v || std::binary_search(forbidden_keys_.begin(), forbidden_keys_.end(), key(u, v));
+    if (u == v) return true;
+    const std::uint64_t k = key(u, v);
+    if (!forbidden_bits_.empty()) return (forbidden_bits_[k >> 6] >> (k & 63)) & 1u;
+    return std::binary_search(forbidden_keys_.begin(), forbidden_keys_.end(), k);
 }
 
 bool NegativeSampler::forbidden(NodeId u, NodeId v) const {

@@ -161,3 +161,38 @@ TEST_CASE("Pair decoders give identical results with 1 and 2 threads", "[nn][dec
     CHECK(out[0] == out[1]);
     CHECK(dz[0] == dz[1]);
 }
+
+TEST_CASE("Dot decoder backward scattered by node equals the serial pair loop, bit for bit, 1 and 2 threads",
+          "[nn][decoder][threads]") {
+    const int saved = thread_count();
+    Rng rng(6);
+    PairDecoder d({.kind = PairDecoderKind::dot, .dim = 16}, rng);
+    const Matrix z = random_matrix<float>(200, 16, rng);
+    std::vector<NodePair> pairs;
+    for (int k = 0; k < 3000; ++k) pairs.emplace_back(static_cast<NodeId>(rng.below(200)), static_cast<NodeId>(rng.below(200)));
+    pairs.emplace_back(7, 7);  // u = v: 2·g·z_u
+    pairs.emplace_back(7, 7);
+    const Matrix g = random_matrix<float>(static_cast<Eigen::Index>(pairs.size()), 1, rng);
+    // The reference: pair by pair, u then v, as the formula reads.
+    Matrix expected = random_matrix<float>(200, 16, rng);
+    const Matrix start = expected;
+    for (std::size_t p = 0; p < pairs.size(); ++p) {
+        const auto [u, v] = pairs[p];
+        const Matrix zu = z.row(u), zv = z.row(v);
+        expected.row(u) += g(static_cast<Eigen::Index>(p), 0) * zv;
+        expected.row(v) += g(static_cast<Eigen::Index>(p), 0) * zu;
+    }
+    for (int t = 1; t <= 2; ++t) {
+        set_thread_count(t);
+        PairDecoderCache<float> cache;
+        d.forward(z, pairs, cache, false);
+        Matrix dz = start;  // backward adds into dz
+        d.backward(g, z, cache, dz);
+        CHECK((dz.array() == expected.array()).all());
+    }
+    set_thread_count(saved);
+    PairDecoderCache<float> cache;
+    d.forward(z, pairs, cache, false);
+    Matrix same = z;
+    CHECK_THROWS_AS(d.backward(g, same, cache, same), ConfigError);
+}

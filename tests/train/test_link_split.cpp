@@ -337,3 +337,23 @@ TEST_CASE("NegativeSampler: distinct samples and the errors instead of endless l
     CHECK(tiny.total_pairs() == 0);
     CHECK_THROWS_AS(tiny.sample(1, rng), GraphError);
 }
+
+TEST_CASE("NegativeSampler: the bitmap (N <= 16,384) and the sorted keys (larger N) answer alike", "[link]") {
+    // The same forbidden pairs among the first 300 nodes, in a 16,384-node space (one bit per
+    // pair) and a 16,385-node one (binary search over sorted keys).
+    const auto edges = undirected_edges(300, 0.05, 17);
+    for (const bool directed : {false, true}) {
+        const NegativeSampler bits(16384, edges, directed), keys(16385, edges, directed);
+        for (NodeId u = 0; u < 300; ++u)
+            for (NodeId v = 0; v < 300; ++v) REQUIRE(bits.forbidden(u, v) == keys.forbidden(u, v));
+        CHECK(bits.forbidden(16383, 16383));
+        CHECK_FALSE(keys.forbidden(16384, 0));
+        const std::set<NodePair> real(edges.begin(), edges.end());
+        Rng rng(3);
+        for (const auto& [u, v] : keys.sample(20000, rng)) {
+            REQUIRE(u != v);
+            REQUIRE(real.count({u, v}) == 0);
+            if (!directed) REQUIRE(real.count({v, u}) == 0);
+        }
+    }
+}

@@ -104,6 +104,7 @@ private:
     bool directed_ = false;
     std::uint64_t total_pairs_ = 0;
     std::vector<std::uint64_t> forbidden_keys_;  // sorted, unique, no self-loops
+    std::vector<std::uint64_t> forbidden_bits_;  // bit k set for each forbidden key; N² <= 2^28 only
     std::vector<NodePair> allowed_;              // filled only when fewer than half of the pairs are allowed
 };
 
