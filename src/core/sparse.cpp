@@ -27,15 +27,27 @@ SparseRowsT<T> SparseRowsT<T>::from_dense(const MatrixT<T>& dense) {
     s.cols = dense.cols();
     s.row_offsets.assign(s.rows + 1, 0);
     s.col_offsets.assign(s.cols + 1, 0);
-    for (Eigen::Index i = 0; i < s.rows; ++i) {
-        for (Eigen::Index f = 0; f < s.cols; ++f)
-            if (dense(i, f) != T(0)) {
-                s.col.push_back(static_cast<std::int32_t>(f));
-                s.value.push_back(dense(i, f));
-                ++s.col_offsets[f + 1];
-            }
-        s.row_offsets[i + 1] = s.nnz();
+    // Rows in parallel: count each row's non-zeros (no branch), then fill each row's slice.
+    const Eigen::Index R = s.rows, F = s.cols;
+#pragma omp parallel for schedule(static)
+    for (Eigen::Index i = 0; i < R; ++i) {
+        EdgeId count = 0;
+        for (Eigen::Index f = 0; f < F; ++f) count += dense(i, f) != T(0);
+        s.row_offsets[i + 1] = count;
     }
+    for (Eigen::Index i = 0; i < R; ++i) s.row_offsets[i + 1] += s.row_offsets[i];
+    s.col.resize(static_cast<std::size_t>(s.row_offsets[R]));
+    s.value.resize(static_cast<std::size_t>(s.row_offsets[R]));
+#pragma omp parallel for schedule(static)
+    for (Eigen::Index i = 0; i < R; ++i) {
+        EdgeId k = s.row_offsets[i];
+        for (Eigen::Index f = 0; f < F; ++f)
+            if (const T v = dense(i, f); v != T(0)) {
+                s.col[k] = static_cast<std::int32_t>(f);
+                s.value[k++] = v;
+            }
+    }
+    for (const std::int32_t f : s.col) ++s.col_offsets[f + 1];
     for (Eigen::Index f = 0; f < s.cols; ++f) s.col_offsets[f + 1] += s.col_offsets[f];
     // Counting sort of the entries by column; rows come in increasing order within a column.
     s.col_entry.resize(s.value.size());

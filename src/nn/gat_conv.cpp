@@ -42,6 +42,23 @@ detail::GatSimdArgs simd_args(const GatConvOptions& o, const Graph& g, bool attn
     return a;
 }
 
+// Row-parallel versions of two whole-matrix assignments (Eigen runs them on one thread, which
+// left the other waiting in every layer of a molecule batch).
+template <class T>
+void copy_rows(const MatrixT<T>& from, MatrixT<T>& to) {
+    to.resize(from.rows(), from.cols());
+    const Eigen::Index R = from.rows();
+#pragma omp parallel for schedule(static)
+    for (Eigen::Index i = 0; i < R; ++i) to.row(i) = from.row(i);
+}
+
+template <class T>
+void add_row_to_rows(const MatrixT<T>& row, MatrixT<T>& m) {
+    const Eigen::Index R = m.rows();
+#pragma omp parallel for schedule(static)
+    for (Eigen::Index i = 0; i < R; ++i) m.row(i) += row.row(0);
+}
+
 }  // namespace
 
 void set_gat_simd_kernels(bool on) { detail::set_gat_simd(on); }
@@ -114,7 +131,7 @@ void GatConvT<T>::project(const Graph& graph, const MatrixT<T>* x, const SparseR
     if (cache.attn_drop.active) cache.attn_drop.key = rng->next_u64();
     cache.x_sparse = x_sparse;
     if (x) {
-        cache.x = *x;
+        copy_rows(*x, cache.x);
         cache.x_values.clear();
         if (cache.input_drop.active) apply_dropout_mask(cache.x, cache.input_drop.key, options_.input_dropout);
     } else {
@@ -293,7 +310,7 @@ MatrixT<T> GatConvT<T>::attend(const Graph& graph, GatConvCache<T>& cache, const
         }
     }
     if (options_.residual) input_times(cache, res_weight_.value, out, /*accumulate=*/true);
-    if (options_.bias) out.rowwise() += bias_.value.row(0);
+    if (options_.bias) add_row_to_rows(bias_.value, out);
     return out;
 }
 

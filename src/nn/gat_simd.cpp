@@ -352,39 +352,18 @@ void backward_src_rows(const GatSimdArgs& a, const Layout& L, const float* dout,
     }
 }
 
-// Calls F<NB>::run for the layout's block count (1 … 16).
-template <template <int> class F, class... Args>
-void dispatch(const Layout& L, Args&&... args) {
+// Calls kernel.template operator()<NB>() for the layout's block count (1 … 16).
+template <class Kernel>
+void dispatch(const Layout& L, Kernel&& kernel) {
     switch (L.NB) {
 #define GATKIT_NB(n) \
-    case n: F<n>::run(L, args...); return;
+    case n: kernel.template operator()<n>(); return;
         GATKIT_NB(1) GATKIT_NB(2) GATKIT_NB(3) GATKIT_NB(4) GATKIT_NB(5) GATKIT_NB(6) GATKIT_NB(7) GATKIT_NB(8)
         GATKIT_NB(9) GATKIT_NB(10) GATKIT_NB(11) GATKIT_NB(12) GATKIT_NB(13) GATKIT_NB(14) GATKIT_NB(15) GATKIT_NB(16)
 #undef GATKIT_NB
         default: throw ConfigError("gat_simd: row of " + std::to_string(L.HC) + " lanes is over the kernels' 256");
     }
 }
-
-template <int NB>
-struct NodeScores {
-    template <class... A>
-    static void run(const Layout& L, const GatSimdArgs& a, A... rest) { node_score_rows<NB>(a, L, rest...); }
-};
-template <int NB>
-struct Forward {
-    template <class... A>
-    static void run(const Layout& L, const GatSimdArgs& a, A... rest) { forward_rows<NB>(a, L, rest...); }
-};
-template <int NB>
-struct BackwardDst {
-    template <class... A>
-    static void run(const Layout& L, const GatSimdArgs& a, A... rest) { backward_dst_rows<NB>(a, L, rest...); }
-};
-template <int NB>
-struct BackwardSrc {
-    template <class... A>
-    static void run(const Layout& L, const GatSimdArgs& a, A... rest) { backward_src_rows<NB>(a, L, rest...); }
-};
 
 }  // namespace
 
@@ -397,25 +376,25 @@ bool gat_simd_fits(Eigen::Index heads, Eigen::Index channels, bool concat) {
 void gat_simd_node_scores(const GatSimdArgs& a, const float* xw, const float* att_src, const float* att_dst, float* a_src,
                           float* a_dst) {
     const Layout L(a.H, a.C);
-    dispatch<NodeScores>(L, a, xw, att_src, att_dst, a_src, a_dst);
+    dispatch(L, [&]<int NB>() { node_score_rows<NB>(a, L, xw, att_src, att_dst, a_src, a_dst); });
 }
 
 void gat_simd_forward(const GatSimdArgs& a, const float* xw, const float* a_src, const float* a_dst, const float* edge_score,
                       float* alpha, float* alpha_used, float* out) {
     const Layout L(a.H, a.C);
-    dispatch<Forward>(L, a, xw, a_src, a_dst, edge_score, alpha, alpha_used, out);
+    dispatch(L, [&]<int NB>() { forward_rows<NB>(a, L, xw, a_src, a_dst, edge_score, alpha, alpha_used, out); });
 }
 
 void gat_simd_backward_dst(const GatSimdArgs& a, const float* dout, const float* xw, const float* alpha, const float* alpha_used,
                            const float* a_src, const float* a_dst, const float* edge_score, float* dz, float* da_dst) {
     const Layout L(a.H, a.C);
-    dispatch<BackwardDst>(L, a, dout, xw, alpha, alpha_used, a_src, a_dst, edge_score, dz, da_dst);
+    dispatch(L, [&]<int NB>() { backward_dst_rows<NB>(a, L, dout, xw, alpha, alpha_used, a_src, a_dst, edge_score, dz, da_dst); });
 }
 
 void gat_simd_backward_src(const GatSimdArgs& a, const float* dout, const float* alpha_used, const float* dz, const float* da_dst,
                            const float* att_src, const float* att_dst, float* dxw, float* da_src) {
     const Layout L(a.H, a.C);
-    dispatch<BackwardSrc>(L, a, dout, alpha_used, dz, da_dst, att_src, att_dst, dxw, da_src);
+    dispatch(L, [&]<int NB>() { backward_src_rows<NB>(a, L, dout, alpha_used, dz, da_dst, att_src, att_dst, dxw, da_src); });
 }
 
 #else  // no AVX-512 in this build: the portable loops run everywhere
