@@ -117,7 +117,10 @@ nlohmann::json big_layer(const Args& a) {
         GatConvCache<float> cache;
         const auto t0 = Clock::now();
         const Matrix out = layer.forward(graph, x, cache, /*training=*/false);
-        const Matrix dout = out * (2.0f / static_cast<float>(out.size()));  // d mean(out²) / d out
+        Matrix dout(out.rows(), out.cols());  // d mean(out²) / d out, row-parallel as the reference's elementwise ops
+        const float scale = 2.0f / static_cast<float>(out.size());
+#pragma omp parallel for schedule(static)
+        for (Eigen::Index i = 0; i < out.rows(); ++i) dout.row(i) = out.row(i) * scale;
         const double t_fwd = seconds_since(t0);
         const auto t1 = Clock::now();
         const Matrix dx = layer.backward(dout, cache, /*need_dx=*/true);
