@@ -296,7 +296,7 @@ GraphDataset load_tu(const std::string& path) {
         sample.graph = build_from_sorted(static_cast<NodeId>(nodes.size()), std::move(sorted));
         // Then the node's degree, one-hot over 0 .. kTuMaxDegree (the last: that many or more), as
         // the SMILES featuriser has it: attention weights are normalised over the neighbours, so
-        // without it a GAT cannot tell how many there are (Xu et al. 2019). MUTAG: 0.75 -> 0.85.
+        // without it a GAT cannot tell how many there are (Xu et al. 2019). MUTAG: 0.745 -> 0.844.
         const Eigen::Index f = sample.x.cols();
         sample.x.conservativeResize(Eigen::NoChange, f + kTuMaxDegree + 1);
         sample.x.rightCols(kTuMaxDegree + 1).setZero();
