@@ -43,48 +43,8 @@ detail::GatSimdArgs simd_args(const GatConvOptions& o, const Graph& g, bool attn
     return a;
 }
 
-// Row-parallel versions of two whole-matrix assignments (Eigen runs them on one thread, which
-// left the other waiting in every layer of a molecule batch).
-template <class T>
-void copy_rows(const MatrixT<T>& from, MatrixT<T>& to) {
-    to.resize(from.rows(), from.cols());
-    const Eigen::Index R = from.rows();
-#pragma omp parallel for schedule(static)
-    for (Eigen::Index i = 0; i < R; ++i) to.row(i) = from.row(i);
-}
-
-template <class T>
-void add_row_to_rows(const MatrixT<T>& row, MatrixT<T>& m) {
-    const Eigen::Index R = m.rows();
-#pragma omp parallel for schedule(static)
-    for (Eigen::Index i = 0; i < R; ++i) m.row(i) += row.row(0);
-}
-
-// Sums over the rows of a large matrix in parallel, deterministically: rows go in fixed chunks,
-// each chunk's partial sum is its own row, and the partials are added in chunk order, so the
-// result does not depend on the thread count. (Eigen's colwise sums and row-vector products run
-// on one thread; on a 1M-node layer they took ~0.1 s of each backward.)
-constexpr Eigen::Index kSumChunk = 2048;
-
-Eigen::Index sum_chunks(Eigen::Index rows) { return (rows + kSumChunk - 1) / kSumChunk; }
-
-// out += Σ_n m_n (a row vector of m's width)
-template <class T>
-void add_column_sums(const MatrixT<T>& m, MatrixT<T>& out) {
-    const Eigen::Index R = m.rows(), W = m.cols(), chunks = sum_chunks(R);
-    MatrixT<T> partial = MatrixT<T>::Zero(chunks, W);
-#pragma omp parallel for schedule(static)
-    for (Eigen::Index b = 0; b < chunks; ++b) {
-        T* p = partial.data() + b * W;
-        for (Eigen::Index n = b * kSumChunk; n < std::min(R, (b + 1) * kSumChunk); ++n) {
-            const T* r = m.data() + n * W;
-            for (Eigen::Index k = 0; k < W; ++k) p[k] += r[k];
-        }
-    }
-    for (Eigen::Index b = 0; b < chunks; ++b) out.row(0) += partial.row(b);
-}
-
-// g_src[h] += Σ_n d_src_nh xw_n,h and g_dst[h] += Σ_n d_dst_nh xw_n,h (xw row n: H blocks of C)
+// g_src[h] += Σ_n d_src_nh xw_n,h and g_dst[h] += Σ_n d_dst_nh xw_n,h (xw row n: H blocks of C),
+// in the fixed row chunks of add_column_sums (core/parallel.hpp): thread-count independent.
 template <class T>
 void add_head_weighted_sums(const MatrixT<T>& d_src, const MatrixT<T>& d_dst, const MatrixT<T>& xw, Eigen::Index C, MatrixT<T>& g_src,
                             MatrixT<T>& g_dst) {
@@ -243,7 +203,8 @@ MatrixT<T> GatConvT<T>::attend(const Graph& graph, GatConvCache<T>& cache, const
     cache.a_src.resize(N, H);
     cache.a_dst.resize(N, H);
     const Eigen::Index HC = H * C;
-    if (use_simd<T>(options_)) {
+    const bool simd = use_simd<T>(options_);
+    if (simd) {
         if constexpr (std::is_same_v<T, float>)
             detail::gat_simd_node_scores(simd_args(options_, g, false), xw.data(), att_src_.value.data(), att_dst_.value.data(),
                                          cache.a_src.data(), cache.a_dst.data());
@@ -279,7 +240,6 @@ MatrixT<T> GatConvT<T>::attend(const Graph& graph, GatConvCache<T>& cache, const
     //   scores and row maxima → exp and row sums → α, α' = dropout(α)·head_scale → out_i += α' xw_j
     const Eigen::Index E = g.num_edges(), W = out_width();
     const bool attn_drop = cache.attn_drop.active, concat = options_.concat;
-    const bool simd = use_simd<T>(options_);
     cache.alpha.resize(E, H);
     // α' is α itself without attention dropout and with head scale 1 (concat, or one head):
     // then it is not stored a second time (E×H floats: 176 MB on an 11M-edge graph with 4 heads).
@@ -465,23 +425,21 @@ MatrixT<T> GatConvT<T>::backward(const MatrixT<T>& dout, const GatConvCache<T>& 
     //   out_ih = Σ α'_eh xw_jh  ⇒ dxw_jh += α'_eh dout_ih
     //   z_eh = a_src_j + …     ⇒ da_src_jh += dz_eh
     // then a_src_jh = a_src[h]ᵀ xw_jh, a_dst_jh = a_dst[h]ᵀ xw_jh ⇒ dxw_jh += da_src_jh a_src[h] + da_dst_jh a_dst[h]
-    MatrixT<T> dxw, da_src;
+    MatrixT<T> dxw(N, HC), da_src(N, H);  // the SIMD kernel writes every row
+    if (!simd) {
+        dxw.setZero();
+        da_src.setZero();
+    }
     const auto& out_offsets = g.out_offsets();
     const auto& out_dst = g.out_dst();
     const auto& out_edge = g.out_edge();
     const T* att_src = att_src_.value.data();
     const T* att_dst = att_dst_.value.data();
     if (simd) {
-        dxw.resize(N, HC);  // every row written
-        da_src.resize(N, H);
         if constexpr (std::is_same_v<T, float>)
             detail::gat_simd_backward_src(simd_args(options_, g, attn_drop), dout.data(), alpha_used, dz.data(), da_dst.data(), att_src,
                                           att_dst, dxw.data(), da_src.data());
-    } else {
-        dxw.setZero(N, HC);
-        da_src.setZero(N, H);
-    }
-    if (!simd)
+    } else
 #pragma omp parallel
     {
         std::vector<T> spread(HC);

@@ -1,6 +1,7 @@
 #include "gat_simd.hpp"
 
 #include "gatkit/core/error.hpp"
+#include "gatkit/core/vmath.hpp"
 
 #include <cstdint>
 #include <limits>
@@ -17,7 +18,6 @@ bool simd_on = true;
 }
 
 void set_gat_simd(bool on) { simd_on = on; }
-bool gat_simd_enabled() { return simd_on; }
 
 #if defined(__AVX512F__)
 
@@ -112,30 +112,37 @@ inline void prefetch_lines(const float* p, int lines) {
     for (int l = 0; l < lines; ++l) _mm_prefetch(reinterpret_cast<const char*>(p) + 64 * l, _MM_HINT_T0);
 }
 
+// The passes over destination rows gather each edge's source rows of a_src (H) and xw (H·C):
+// prefetch those of edge e + kPrefetchAhead.
+template <int NB>
+inline void prefetch_source_ahead(const GatSimdArgs& a, const Layout& L, const float* a_src, const float* xw, EdgeId e, EdgeId E) {
+    if (e + kPrefetchAhead >= E) return;
+    const auto ahead = static_cast<Eigen::Index>(a.in_src[e + kPrefetchAhead]);
+    _mm_prefetch(reinterpret_cast<const char*>(a_src + ahead * a.H), _MM_HINT_T0);
+    prefetch_lines(xw + ahead * L.HC, NB);
+}
+
 // s > 0 ? s : slope·s, lane-wise (NaN takes the slope branch, as the scalar expression)
 inline __m512 leaky(__m512 s, __m512 slope) {
     return _mm512_mask_mul_ps(s, _mm512_cmp_ps_mask(s, _mm512_setzero_ps(), _CMP_NGT_UQ), s, slope);
 }
 
-// exp_v (core/vmath.hpp) on 16 lanes: the same reduction and polynomial.
+// exp_v (core/vmath.hpp) on 16 lanes: the same reduction, polynomial and constants.
 inline __m512 exp16(__m512 x_in) {
-    const __m512 lo = _mm512_set1_ps(-87.3365f);
-    __m512 x = _mm512_max_ps(x_in, lo);
-    x = _mm512_min_ps(x, _mm512_set1_ps(88.0f));
-    const __m512 magic = _mm512_set1_ps(12582912.0f);
-    const __m512 n = _mm512_sub_ps(_mm512_fmadd_ps(x, _mm512_set1_ps(1.44269504088896341f), magic), magic);
-    __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), x);
-    r = _mm512_fnmadd_ps(n, _mm512_set1_ps(-2.12194440e-4f), r);
-    __m512 p = _mm512_set1_ps(1.9875691500e-4f);
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.3981999507e-3f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(8.3334519073e-3f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(4.1665795894e-2f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.6666665459e-1f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0000001201e-1f));
+    using namespace exp_consts;
+    const __m512 low = _mm512_set1_ps(lo);
+    __m512 x = _mm512_max_ps(x_in, low);
+    x = _mm512_min_ps(x, _mm512_set1_ps(hi));
+    const __m512 magic = _mm512_set1_ps(round_magic);
+    const __m512 n = _mm512_sub_ps(_mm512_fmadd_ps(x, _mm512_set1_ps(log2e), magic), magic);
+    __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(ln2_hi), x);
+    r = _mm512_fnmadd_ps(n, _mm512_set1_ps(ln2_lo), r);
+    __m512 p = _mm512_set1_ps(p0);
+    for (const float c : {p1, p2, p3, p4, p5}) p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(c));
     const __m512 e_r = _mm512_add_ps(_mm512_fmadd_ps(_mm512_mul_ps(p, r), r, r), _mm512_set1_ps(1.0f));
     const __m512i bits = _mm512_slli_epi32(_mm512_add_epi32(_mm512_cvttps_epi32(n), _mm512_set1_epi32(127)), 23);
     const __m512 y = _mm512_mul_ps(e_r, _mm512_castsi512_ps(bits));
-    return _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(x_in, lo, _CMP_NLT_UQ), y);  // below the range: 0
+    return _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(x_in, low, _CMP_NLT_UQ), y);  // below the range: 0
 }
 
 // r + r with lanes l and l ^ s swapped (s = 1, 2, 4, 8): log2(n) of these sum every aligned group of
@@ -226,11 +233,7 @@ void forward_rows(const GatSimdArgs& a, const Layout& L, const float* xw, const 
         // scores and the row maximum (subtracted before exp so nothing overflows)
         __m512 mx = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
         for (EdgeId e = e0; e < e1; ++e) {
-            if (e + kPrefetchAhead < E) {
-                const auto ahead = static_cast<Eigen::Index>(a.in_src[e + kPrefetchAhead]);
-                _mm_prefetch(reinterpret_cast<const char*>(a_src + ahead * H), _MM_HINT_T0);
-                prefetch_lines(xw + ahead * HC, NB);
-            }
+            prefetch_source_ahead<NB>(a, L, a_src, xw, e, E);
             __m512 s = _mm512_add_ps(_mm512_maskz_loadu_ps(hm, a_src + static_cast<Eigen::Index>(a.in_src[e]) * H), ad);
             if (es) s = _mm512_add_ps(s, _mm512_maskz_loadu_ps(hm, es + e * H));
             s = leaky(s, slope);
@@ -283,11 +286,7 @@ void backward_dst_rows(const GatSimdArgs& a, const Layout& L, const float* dout,
         // where α itself is 0 the value does not matter: it is multiplied by α below)
         __m512 weighted = zero;
         for (EdgeId e = e0; e < e1; ++e) {
-            if (e + kPrefetchAhead < E) {
-                const auto ahead = static_cast<Eigen::Index>(a.in_src[e + kPrefetchAhead]);
-                _mm_prefetch(reinterpret_cast<const char*>(a_src + ahead * H), _MM_HINT_T0);
-                prefetch_lines(xw + ahead * HC, NB);
-            }
+            prefetch_source_ahead<NB>(a, L, a_src, xw, e, E);
             const float* xs = xw + static_cast<Eigen::Index>(a.in_src[e]) * HC;
             __m512 p[NB];
             for (int b = 0; b < NB; ++b) p[b] = _mm512_mul_ps(di[b], load_block<NB>(L, xs, b));

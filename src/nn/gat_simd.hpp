@@ -36,7 +36,6 @@ struct GatSimdArgs {
 bool gat_simd_fits(Eigen::Index heads, Eigen::Index channels, bool concat);
 // On by default where compiled in; tests switch it off to run the portable loops on the same input.
 void set_gat_simd(bool on);
-bool gat_simd_enabled();
 
 // a_src_nh = a_src[h]ᵀ xw_nh and a_dst_nh = a_dst[h]ᵀ xw_nh for every node (N×H each).
 void gat_simd_node_scores(const GatSimdArgs& a, const float* xw, const float* att_src, const float* att_dst, float* a_src,

@@ -10,6 +10,7 @@
 #include "gatkit/core/error.hpp"
 #include "gatkit/core/types.hpp"
 
+#include <algorithm>
 #include <string>
 
 namespace gatkit {
@@ -92,6 +93,47 @@ void gemm_nt(const MatrixT<T>& A, const MatrixT<T>& B, MatrixT<T>& C, bool accum
             C.middleRows(r0, rn).noalias() = A.middleRows(r0, rn) * B.transpose();
         }
     }
+}
+
+// Row-parallel versions of whole-matrix assignments that Eigen runs on one thread (in every
+// layer of a molecule batch the other thread waited on them). Same values.
+template <class T>
+void copy_rows(const MatrixT<T>& from, MatrixT<T>& to) {
+    to.resize(from.rows(), from.cols());
+    const Eigen::Index R = from.rows();
+#pragma omp parallel for schedule(static)
+    for (Eigen::Index i = 0; i < R; ++i) to.row(i) = from.row(i);
+}
+
+// m.row(i) += row (1×W) for every row i.
+template <class T>
+void add_row_to_rows(const MatrixT<T>& row, MatrixT<T>& m) {
+    const Eigen::Index R = m.rows();
+#pragma omp parallel for schedule(static)
+    for (Eigen::Index i = 0; i < R; ++i) m.row(i) += row.row(0);
+}
+
+// Sums over the rows of a large matrix, in parallel and deterministically: rows go in fixed
+// chunks of kSumChunk, each chunk's partial sum is its own row, and the partials are added in
+// chunk order, so the result does not depend on the thread count.
+inline constexpr Eigen::Index kSumChunk = 2048;
+
+inline Eigen::Index sum_chunks(Eigen::Index rows) { return (rows + kSumChunk - 1) / kSumChunk; }
+
+// out (1×W) += Σ_n m_n
+template <class T>
+void add_column_sums(const MatrixT<T>& m, MatrixT<T>& out) {
+    const Eigen::Index R = m.rows(), W = m.cols(), chunks = sum_chunks(R);
+    MatrixT<T> partial = MatrixT<T>::Zero(chunks, W);
+#pragma omp parallel for schedule(static)
+    for (Eigen::Index b = 0; b < chunks; ++b) {
+        T* p = partial.data() + b * W;
+        for (Eigen::Index n = b * kSumChunk; n < std::min(R, (b + 1) * kSumChunk); ++n) {
+            const T* r = m.data() + n * W;
+            for (Eigen::Index k = 0; k < W; ++k) p[k] += r[k];
+        }
+    }
+    for (Eigen::Index b = 0; b < chunks; ++b) out.row(0) += partial.row(b);
 }
 
 }  // namespace gatkit

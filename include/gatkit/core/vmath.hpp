@@ -21,23 +21,34 @@
 
 namespace gatkit {
 
+// exp_v's constants, also used by the 16-lane version in the GAT kernels (src/nn/gat_simd.cpp).
+namespace exp_consts {
+inline constexpr float lo = -87.3365f, hi = 88.0f;  // the range; below lo the result is 0
+inline constexpr float log2e = 1.44269504088896341f;
+inline constexpr float round_magic = 12582912.0f;                  // 1.5·2^23
+inline constexpr float ln2_hi = 0.693359375f, ln2_lo = -2.12194440e-4f;  // ln2 in two parts
+inline constexpr float p0 = 1.9875691500e-4f, p1 = 1.3981999507e-3f, p2 = 8.3334519073e-3f, p3 = 4.1665795894e-2f,
+                       p4 = 1.6666665459e-1f, p5 = 5.0000001201e-1f;  // Cephes' polynomial, highest power first
+}  // namespace exp_consts
+
 inline float exp_v(float x_in) {
-    float x = x_in < -87.3365f ? -87.3365f : x_in;
-    x = x > 88.0f ? 88.0f : x;
+    using namespace exp_consts;
+    float x = x_in < lo ? lo : x_in;
+    x = x > hi ? hi : x;
     // n = round(x / ln2) with the 1.5·2^23 trick (round to nearest even; |x / ln2| < 2^22)
-    const float n = (x * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
-    float r = x - n * 0.693359375f;  // ln2 in two parts: exact high part, then the low part
-    r = r - n * -2.12194440e-4f;
-    float p = 1.9875691500e-4f;
-    p = p * r + 1.3981999507e-3f;
-    p = p * r + 8.3334519073e-3f;
-    p = p * r + 4.1665795894e-2f;
-    p = p * r + 1.6666665459e-1f;
-    p = p * r + 5.0000001201e-1f;
+    const float n = (x * log2e + round_magic) - round_magic;
+    float r = x - n * ln2_hi;  // ln2 in two parts: exact high part, then the low part
+    r = r - n * ln2_lo;
+    float p = p0;
+    p = p * r + p1;
+    p = p * r + p2;
+    p = p * r + p3;
+    p = p * r + p4;
+    p = p * r + p5;
     const float e_r = p * r * r + r + 1.0f;
     // 2^n, n in [-126, 127], in the exponent bits
     const float two_n = std::bit_cast<float>(static_cast<std::int32_t>((static_cast<std::int32_t>(n) + 127) << 23));
-    return x_in < -87.3365f ? 0.0f : e_r * two_n;
+    return x_in < lo ? 0.0f : e_r * two_n;
 }
 
 inline float expm1_v(float x) {
