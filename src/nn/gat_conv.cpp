@@ -16,7 +16,7 @@ namespace gatkit {
 
 namespace {
 
-// The AVX-512 row kernels (gat_simd.hpp) take float layers whose shape fits them.
+// The vector row kernels (gat_simd.hpp) take float layers whose shape fits them.
 template <class T>
 bool use_simd(const GatConvOptions& o) {
     if constexpr (std::is_same_v<T, float>) {
@@ -77,6 +77,7 @@ void add_head_weighted_sums(const MatrixT<T>& d_src, const MatrixT<T>& d_dst, co
 
 void set_gat_simd_kernels(bool on) { detail::set_gat_simd(on); }
 bool gat_simd_kernels_used(const GatConvOptions& o) { return use_simd<float>(o); }
+int gat_simd_kernel_lanes() { return detail::gat_simd_lanes(); }
 
 template <class T>
 GatConvT<T>::GatConvT(const GatConvOptions& o, Rng& rng, const std::string& name)

@@ -18,6 +18,7 @@ bool simd_on = true;
 }
 
 void set_gat_simd(bool on) { simd_on = on; }
+bool gat_simd_switched_on() { return simd_on; }
 
 #if defined(__AVX512F__)
 
@@ -366,6 +367,8 @@ void dispatch(const Layout& L, Kernel&& kernel) {
 
 }  // namespace
 
+int gat_simd_lanes() { return kLanes; }
+
 bool gat_simd_fits(Eigen::Index heads, Eigen::Index channels, bool concat) {
     if (!simd_on || heads < 1 || heads > kLanes || channels < 1 || heads * channels > kLanes * kMaxBlocks) return false;
     if (!concat && heads != 1) return false;
@@ -396,11 +399,12 @@ void gat_simd_backward_src(const GatSimdArgs& a, const float* dout, const float*
     dispatch(L, [&]<int NB>() { backward_src_rows<NB>(a, L, dout, alpha_used, dz, da_dst, att_src, att_dst, dxw, da_src); });
 }
 
-#else  // no AVX-512 in this build: the portable loops run everywhere
+#elif !(defined(__AVX2__) && defined(__FMA__))  // neither AVX-512 nor AVX2 (gat_simd_avx2.cpp): the portable loops run everywhere
 
+int gat_simd_lanes() { return 0; }
 bool gat_simd_fits(Eigen::Index, Eigen::Index, bool) { return false; }
 
-[[noreturn]] static void no_simd() { throw ConfigError("gat_simd: this build has no AVX-512 kernels"); }
+[[noreturn]] static void no_simd() { throw ConfigError("gat_simd: this build has no vector GatConv kernels"); }
 void gat_simd_node_scores(const GatSimdArgs&, const float*, const float*, const float*, float*, float*) { no_simd(); }
 void gat_simd_forward(const GatSimdArgs&, const float*, const float*, const float*, const float*, float*, float*, float*) { no_simd(); }
 void gat_simd_backward_dst(const GatSimdArgs&, const float*, const float*, const float*, const float*, const float*, const float*,

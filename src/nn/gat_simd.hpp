@@ -1,16 +1,17 @@
-// Row kernels of GatConv<float> written for AVX-512 (internal to the library).
+// Row kernels of GatConv<float> written for AVX-512 (gat_simd.cpp) and, on machines without it,
+// for AVX2 + FMA (gat_simd_avx2.cpp) (internal to the library).
 //
 // The portable loops in gat_conv.cpp run over heads and channels with trip counts known only at
 // run time, so GCC leaves them scalar or spills a per-edge "spread" of α over the row through
 // memory. These kernels keep a destination row's H·C accumulators in vector registers across its
-// edges (the row is NB blocks of 16 lanes, NB a template parameter), hold per-head values (scores,
+// edges (the row is NB blocks of 16 lanes, or 8 with AVX2; NB a template parameter), hold per-head values (scores,
 // α, row maxima and sums) in the first H lanes of one register, and spread α over the row with one
 // lane permutation per block. Same algorithm, same order over edges, so the same numbers up to
 // float rounding (sums inside a head are a tree here, a sequence there); deterministic and
 // independent of the thread count, as the portable loops.
 //
-// Used when the build targets AVX-512F, T = float, the switch below is on, and the layer's shape
-// fits (gat_simd_fits); everything else takes the portable loops.
+// Used when the build targets AVX-512F (or AVX2 and FMA), T = float, the switch below is on, and
+// the layer's shape fits (gat_simd_fits); everything else takes the portable loops.
 #pragma once
 
 #include "gatkit/core/types.hpp"
@@ -31,11 +32,15 @@ struct GatSimdArgs {
     float attn_scale = 1.0f;  // 1/(1-p)
 };
 
-// True when this build has the kernels, they are switched on, and the shape fits: 1 ≤ H ≤ 16,
-// concat or H = 1, H·C ≤ 256, and C a multiple of 16, or C ∈ {1, 2, 4, 8}, or H = 1.
+// True when this build has the kernels, they are switched on, and the shape fits: with L lanes
+// (16 for AVX-512, 8 for AVX2) 1 ≤ H ≤ L, concat or H = 1, H·C ≤ 256, and C a multiple of L, or
+// C a power of two below L, or H = 1.
 bool gat_simd_fits(Eigen::Index heads, Eigen::Index channels, bool concat);
+// The lanes of this build's kernels: 16 (AVX-512), 8 (AVX2) or 0 (none).
+int gat_simd_lanes();
 // On by default where compiled in; tests switch it off to run the portable loops on the same input.
 void set_gat_simd(bool on);
+bool gat_simd_switched_on();
 
 // a_src_nh = a_src[h]ᵀ xw_nh and a_dst_nh = a_dst[h]ᵀ xw_nh for every node (N×H each).
 void gat_simd_node_scores(const GatSimdArgs& a, const float* xw, const float* att_src, const float* att_dst, float* a_src,

@@ -56,13 +56,14 @@ struct GatConvOptions {
     Eigen::Index edge_dim = 0;    // D, edge feature width; 0 = no edge features
 };
 
-// GatConv<float> runs its row passes with AVX-512 kernels (src/nn/gat_simd.hpp) where the build
-// targets AVX-512F and the shape fits (1 ≤ H ≤ 16, concat or one head, H·C ≤ 256, C a multiple of
-// 16 or one of 1, 2, 4, 8 or one head); otherwise, and for double, with portable loops. Both compute
-// the same layer, up to float rounding. Switching them off (tests compare the two) is not to be
-// done while a layer runs.
+// GatConv<float> runs its row passes with vector kernels (src/nn/gat_simd.hpp) where the build
+// targets AVX-512F (L = 16 lanes) or else AVX2 with FMA (L = 8) and the shape fits (1 ≤ H ≤ L,
+// concat or one head, H·C ≤ 256, C a multiple of L, a power of two below L, or one head);
+// otherwise, and for double, with portable loops. Both compute the same layer, up to float
+// rounding. Switching them off (tests compare the two) is not to be done while a layer runs.
 void set_gat_simd_kernels(bool on);
 bool gat_simd_kernels_used(const GatConvOptions& options);  // for a float layer with these options
+int gat_simd_kernel_lanes();  // 16 (AVX-512), 8 (AVX2) or 0 (this build has no vector kernels)
 
 template <class T>
 struct GatConvCache {
