@@ -73,11 +73,13 @@ std::vector<T> dropped_values(const SparseRowsT<T>& x, std::uint64_t key, double
     const T scale = T(1) / T(1 - p);
     const auto F = static_cast<std::uint64_t>(x.cols);
     const auto n = static_cast<Eigen::Index>(x.value.size());
+    const std::uint64_t threshold = dropout_threshold(p);
     // One flat loop over the entries (entry_row gives each one's row), which vectorises.
 #pragma omp parallel for schedule(static)
     for (Eigen::Index k = 0; k < n; ++k) {
         const std::uint64_t dense_index = static_cast<std::uint64_t>(x.entry_row[k]) * F + static_cast<std::uint64_t>(x.col[k]);
-        out[k] = dropout_keeps(key, dense_index, p) ? x.value[k] * scale : T(0);
+        const T kept = x.value[k] * scale;
+        out[k] = uniform_bits_at(key, dense_index) >= threshold ? kept : T(0);
     }
     return out;
 }

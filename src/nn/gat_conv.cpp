@@ -266,9 +266,10 @@ MatrixT<T> GatConvT<T>::attend(const Graph& graph, GatConvCache<T>& cache, const
         // The dropout multipliers (1/(1-p) or 0) first, in one flat pass that vectorises; the row
         // pass multiplies α by them. The mask is a pure function of (key, e·H + h).
         const Eigen::Index EH = E * H;
+        const std::uint64_t threshold = dropout_threshold(p_attn);
 #pragma omp parallel for schedule(static)
         for (Eigen::Index k = 0; k < EH; ++k)
-            alpha_used[k] = dropout_keeps(attn_key, static_cast<std::uint64_t>(k), p_attn) ? attn_scale : T(0);
+            alpha_used[k] = uniform_bits_at(attn_key, static_cast<std::uint64_t>(k)) >= threshold ? attn_scale : T(0);
     }
     if (simd) {
         if constexpr (std::is_same_v<T, float>)

@@ -39,3 +39,23 @@ TEST_CASE("dropout masks depend on the seed, not on the call order of threads", 
     CHECK((ya.array() == yb.array()).all());
     CHECK(!(ya.array() == yc.array()).all());
 }
+
+TEST_CASE("the integer dropout test (vectorising loops) decides exactly as dropout_keeps", "[nn][dropout]") {
+    Rng rng(17);
+    for (const double p : {0.0, 0.1, 0.3, 1.0 / 3.0, 0.5, 0.6, 0.9, 0.999999}) {
+        const std::uint64_t threshold = dropout_threshold(p);
+        const std::uint64_t key = rng.next_u64();
+        long kept = 0;
+        for (std::uint64_t k = 0; k < 200000; ++k) {
+            const bool by_bits = uniform_bits_at(key, k) >= threshold;
+            REQUIRE(by_bits == dropout_keeps(key, k, p));
+            kept += by_bits;
+        }
+        CHECK(std::abs(static_cast<double>(kept) / 200000.0 - (1.0 - p)) < 0.01);
+    }
+    // the boundary itself: u = threshold is kept, u = threshold - 1 is not
+    const double p = 0.6;
+    const std::uint64_t t = dropout_threshold(p);
+    CHECK(static_cast<float>(t) / 16777216.0f >= static_cast<float>(p));
+    CHECK(static_cast<float>(t - 1) / 16777216.0f < static_cast<float>(p));
+}

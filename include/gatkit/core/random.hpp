@@ -21,10 +21,14 @@ constexpr std::uint64_t mix64(std::uint64_t z) noexcept {
     return z ^ (z >> 31);
 }
 
+// The 24 random bits of (key, index), an integer in [0, 2^24).
+inline std::uint64_t uniform_bits_at(std::uint64_t key, std::uint64_t index) noexcept {
+    return mix64(key + 0x9e3779b97f4a7c15ULL * (index + 1)) >> 40;
+}
+
 // Uniform in [0, 1) from (key, index): 24 random bits, exact in float.
 inline float uniform_at(std::uint64_t key, std::uint64_t index) noexcept {
-    const std::uint64_t bits = mix64(key + 0x9e3779b97f4a7c15ULL * (index + 1));
-    return static_cast<float>(bits >> 40) * (1.0f / 16777216.0f);
+    return static_cast<float>(uniform_bits_at(key, index)) * (1.0f / 16777216.0f);
 }
 
 class Rng {

@@ -25,7 +25,10 @@ template <class T>
 inline T activate(Activation a, T x, T slope = T(0.01)) {
     switch (a) {
         case Activation::relu: return x > T(0) ? x : T(0);
-        case Activation::elu: return x > T(0) ? x : expm1_v(x);
+        case Activation::elu: {  // computed, then selected: the loops below vectorise without masked lanes too
+            const T e = expm1_v(x);
+            return x > T(0) ? x : e;
+        }
         case Activation::leaky_relu: return x > T(0) ? x : slope * x;
         case Activation::none: break;
     }
@@ -37,7 +40,10 @@ template <class T>
 inline T activate_grad(Activation a, T x, T slope = T(0.01)) {
     switch (a) {
         case Activation::relu: return x > T(0) ? T(1) : T(0);
-        case Activation::elu: return x > T(0) ? T(1) : exp_v(x);
+        case Activation::elu: {
+            const T e = exp_v(x);
+            return x > T(0) ? T(1) : e;
+        }
         case Activation::leaky_relu: return x > T(0) ? T(1) : slope;
         case Activation::none: break;
     }

@@ -11,6 +11,7 @@
 #include "gatkit/core/random.hpp"
 #include "gatkit/core/types.hpp"
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 
@@ -25,14 +26,25 @@ inline bool dropout_keeps(std::uint64_t key, std::uint64_t index, double p) {
     return uniform_at(key, index) >= static_cast<float>(p);
 }
 
+// The same test in integers, for loops that should vectorise: uniform_at is u / 2^24 for the
+// 24-bit integer u = uniform_bits_at(key, index), and u / 2^24 >= float(p) exactly when
+// u >= ceil(float(p) · 2^24) (a power-of-two scaling, exact in float).
+inline std::uint64_t dropout_threshold(double p) {
+    return static_cast<std::uint64_t>(std::ceil(static_cast<double>(static_cast<float>(p)) * 16777216.0));
+}
+
 // Applies the mask in place (forward and backward are the same operation).
 template <class T>
 void apply_dropout_mask(MatrixT<T>& m, std::uint64_t key, double p) {
     const T scale = T(1) / T(1 - p);
     const Eigen::Index n = m.size();
+    const std::uint64_t threshold = dropout_threshold(p);
+    T* v = m.data();
 #pragma omp parallel for schedule(static)
-    for (Eigen::Index k = 0; k < n; ++k)
-        m.data()[k] = dropout_keeps(key, static_cast<std::uint64_t>(k), p) ? m.data()[k] * scale : T(0);
+    for (Eigen::Index k = 0; k < n; ++k) {
+        const T kept = v[k] * scale;  // computed, then selected (vectorises without masked lanes)
+        v[k] = uniform_bits_at(key, static_cast<std::uint64_t>(k)) >= threshold ? kept : T(0);
+    }
 }
 
 struct DropoutCache {
