@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <vector>
 
 namespace gatkit {
 
@@ -77,18 +78,29 @@ LossResult<T> bce_with_logits(const MatrixT<T>& logits, const MatrixT<T>& target
     LossResult<T> r;
     r.dlogits = MatrixT<T>::Zero(logits.rows(), logits.cols());
     const T inv = T(1) / static_cast<T>(present);
-    double total = 0;  // accumulate in double: the mean of many small terms
-    for (Eigen::Index k = 0; k < logits.size(); ++k) {
-        const T y = targets.data()[k];
-        if (std::isnan(y)) continue;  // missing label: no loss, no gradient
-        const T z = logits.data()[k];
-        // −[y log σ(z) + (1−y) log(1−σ(z))] rearranged so exp only sees −|z| ≤ 0.
-        const T ez = std::exp(-std::abs(z));
-        total += static_cast<double>(std::max(z, T(0)) - z * y + std::log1p(ez));
-        // σ(z) through the same exp(−|z|): for z ≥ 0, 1/(1+e^−z); for z < 0, e^z/(1+e^z).
-        const T sigmoid = z >= T(0) ? T(1) / (T(1) + ez) : ez / (T(1) + ez);
-        r.dlogits.data()[k] = (sigmoid - y) * inv;
+    // Fixed chunks, each summed in double (the mean of many small terms), then the chunk sums in
+    // order: the same loss bits for any thread count.
+    constexpr Eigen::Index kChunk = 4096;
+    const Eigen::Index n = logits.size(), chunks = (n + kChunk - 1) / kChunk;
+    std::vector<double> partial(static_cast<std::size_t>(chunks), 0.0);
+#pragma omp parallel for schedule(static) if (n >= 4 * kChunk)
+    for (Eigen::Index c = 0; c < chunks; ++c) {
+        double sum = 0;
+        for (Eigen::Index k = c * kChunk; k < std::min(n, (c + 1) * kChunk); ++k) {
+            const T y = targets.data()[k];
+            if (std::isnan(y)) continue;  // missing label: no loss, no gradient
+            const T z = logits.data()[k];
+            // −[y log σ(z) + (1−y) log(1−σ(z))] rearranged so exp only sees −|z| ≤ 0.
+            const T ez = std::exp(-std::abs(z));
+            sum += static_cast<double>(std::max(z, T(0)) - z * y + std::log1p(ez));
+            // σ(z) through the same exp(−|z|): for z ≥ 0, 1/(1+e^−z); for z < 0, e^z/(1+e^z).
+            const T sigmoid = z >= T(0) ? T(1) / (T(1) + ez) : ez / (T(1) + ez);
+            r.dlogits.data()[k] = (sigmoid - y) * inv;
+        }
+        partial[static_cast<std::size_t>(c)] = sum;
     }
+    double total = 0;
+    for (double p : partial) total += p;
     r.loss = static_cast<T>(total / static_cast<double>(present));
     return r;
 }

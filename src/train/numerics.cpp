@@ -1,5 +1,6 @@
 #include "gatkit/train/numerics.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -75,14 +76,26 @@ template <class T>
 void DivergenceGuard<T>::check_gradients(const StepPosition& at) const {
     // Backward runs output to input, so a fault spreads from the parameter nearest the output
     // that has one towards the input: scan in that order and name the first.
+    // The scan itself runs over fixed slices in parallel; each slice writes only its own flag.
+    const auto& slices = slices_.slices();
+    std::vector<char> finite(slices.size(), 1);
+    slices_.for_each([&](const ParameterSlice& s) {
+        const T* g = params_[s.param]->grad.data() + s.begin;
+        bool ok = true;
+        for (Eigen::Index q = 0; q < s.count; ++q) ok &= std::isfinite(g[q]);
+        finite[static_cast<std::size_t>(&s - slices.data())] = ok;
+    });
+    if (std::all_of(finite.begin(), finite.end(), [](char f) { return f != 0; })) return;
+    std::vector<char> param_finite(params_.size(), 1);
+    for (std::size_t k = 0; k < slices.size(); ++k)
+        if (!finite[k]) param_finite[slices[k].param] = 0;
     std::size_t bad = 0;
     const ParameterT<T>* first = nullptr;
-    for (auto p = params_.rbegin(); p != params_.rend(); ++p)
-        if (!(*p)->grad.allFinite()) {
+    for (std::size_t k = params_.size(); k-- > 0;)
+        if (!param_finite[k]) {
             ++bad;
-            if (!first) first = *p;
+            if (!first) first = params_[k];
         }
-    if (!first) return;
     const std::string& name = first->name;
     fail("the gradient of '" + name + "' is not finite (" + nonfinite_summary(first->grad) + "; " + std::to_string(bad) + " of " +
              std::to_string(params_.size()) + " parameters have non-finite gradients, this one is nearest the output)",

@@ -2,13 +2,14 @@
 
 #include "gatkit/core/error.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
 namespace gatkit {
 
 template <class T>
-AdamT<T>::AdamT(ParameterList<T> params, const AdamOptions& o) : params_(std::move(params)), options_(o) {
+AdamT<T>::AdamT(ParameterList<T> params, const AdamOptions& o) : params_(std::move(params)), options_(o), slices_(params_) {
     if (!(o.lr > 0.0)) throw ConfigError("adam: lr must be positive, got " + std::to_string(o.lr));
     if (!(o.weight_decay >= 0.0)) throw ConfigError("adam: weight_decay must be >= 0, got " + std::to_string(o.weight_decay));
     if (!(o.beta1 >= 0.0 && o.beta1 < 1.0 && o.beta2 >= 0.0 && o.beta2 < 1.0))
@@ -28,23 +29,38 @@ void AdamT<T>::step() {
     const T bc2 = T(1) - static_cast<T>(std::pow(options_.beta2, static_cast<double>(t_)));
     const T step_size = lr / bc1;
     const T inv_sqrt_bc2 = T(1) / std::sqrt(bc2);
-    for (std::size_t k = 0; k < params_.size(); ++k) {
-        T* theta = params_[k]->value.data();
-        const T* grad = params_[k]->grad.data();
-        T* m = m_[k].data();
-        T* v = v_[k].data();
-        const Eigen::Index n = params_[k]->value.size();
-        for (Eigen::Index q = 0; q < n; ++q) {
-            T g = grad[q];
-            if (options_.decoupled)
+    // Element-wise: the slices run in parallel and every value gets the same arithmetic.
+    // The scalars are captured by value: as references the stores to theta could alias them, and
+    // the loops would not vectorise.
+    slices_.for_each([this, lr, wd, b1, b2, eps, step_size, inv_sqrt_bc2](const ParameterSlice& s) {
+        const std::size_t k = s.param;
+        T* theta = params_[k]->value.data() + s.begin;
+        const T* grad = params_[k]->grad.data() + s.begin;
+        T* m = m_[k].data() + s.begin;
+        T* v = v_[k].data() + s.begin;
+        const Eigen::Index n = s.count;
+        if (options_.decoupled) {
+            for (Eigen::Index q = 0; q < n; ++q) {
                 theta[q] -= lr * wd * theta[q];
-            else
-                g += wd * theta[q];
-            m[q] = b1 * m[q] + (T(1) - b1) * g;
-            v[q] = b2 * v[q] + (T(1) - b2) * g * g;
-            theta[q] -= step_size * m[q] / (std::sqrt(v[q]) * inv_sqrt_bc2 + eps);
+                const T g = grad[q];
+                m[q] = b1 * m[q] + (T(1) - b1) * g;
+                v[q] = b2 * v[q] + (T(1) - b2) * g * g;
+                theta[q] -= step_size * m[q] / (std::sqrt(v[q]) * inv_sqrt_bc2 + eps);
+            }
+        } else {
+            for (Eigen::Index q = 0; q < n; ++q) {
+                const T g = grad[q] + wd * theta[q];
+                m[q] = b1 * m[q] + (T(1) - b1) * g;
+                v[q] = b2 * v[q] + (T(1) - b2) * g * g;
+                theta[q] -= step_size * m[q] / (std::sqrt(v[q]) * inv_sqrt_bc2 + eps);
+            }
         }
-    }
+    });
+}
+
+template <class T>
+void AdamT<T>::zero_grad() {
+    slices_.for_each([&](const ParameterSlice& s) { std::fill_n(params_[s.param]->grad.data() + s.begin, s.count, T(0)); });
 }
 
 template <class T>

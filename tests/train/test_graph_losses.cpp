@@ -1,5 +1,6 @@
 // Losses for graph-level tasks: BCE with logits and MSE with missing labels, softmax over rows.
 #include "gatkit/core/error.hpp"
+#include "gatkit/core/parallel.hpp"
 #include "gatkit/train/loss.hpp"
 #include "support/fixtures.hpp"
 #include "support/gradcheck.hpp"
@@ -8,6 +9,7 @@
 
 #include <cmath>
 #include <limits>
+#include <vector>
 
 using namespace gatkit;
 using gatkit::test::random_matrix;
@@ -138,4 +140,31 @@ TEST_CASE("masked losses reject all-missing targets and shape mismatches with th
     CHECK_THROWS_AS(mse(z, none), ConfigError);
     CHECK_THROWS_WITH(bce_with_logits<double>(z, MatrixT<double>::Zero(3, 2)), Catch::Contains("2x3") && Catch::Contains("3x2"));
     CHECK_THROWS_AS(mse<double>(z, MatrixT<double>::Zero(2, 2)), ShapeError);
+}
+
+TEST_CASE("bce_with_logits over many values: parallel chunks give the reference loss and the same bits with 1 and 2 threads",
+          "[train][loss][threads]") {
+    Rng rng(21);
+    const Eigen::Index n = 50001;  // several 4096-value chunks and a short last one
+    const Matrix z = random_matrix<float>(n, 1, rng) * 4.0f;
+    Matrix y(n, 1);
+    for (Eigen::Index k = 0; k < n; ++k) y(k, 0) = k % 7 == 3 ? std::numeric_limits<float>::quiet_NaN() : static_cast<float>(k % 2);
+    std::vector<LossResult<float>> runs;
+    for (const int threads : {1, 2}) {
+        const ThreadScope scope(threads);
+        runs.push_back(bce_with_logits(z, y));
+    }
+    CHECK(runs[0].loss == runs[1].loss);
+    CHECK(runs[0].dlogits == runs[1].dlogits);
+    double ref = 0;
+    int present = 0;
+    for (Eigen::Index k = 0; k < n; ++k) {
+        if (std::isnan(y(k, 0))) continue;
+        const double s = 1.0 / (1.0 + std::exp(-static_cast<double>(z(k, 0))));
+        ref -= y(k, 0) * std::log(s) + (1 - y(k, 0)) * std::log(1 - s);
+        ++present;
+    }
+    CHECK(runs[0].loss == Approx(ref / present).epsilon(1e-5));
+    CHECK(runs[0].dlogits(3, 0) == 0.0f);
+    CHECK(runs[0].dlogits(4, 0) == Approx((1.0 / (1.0 + std::exp(-static_cast<double>(z(4, 0)))) - y(4, 0)) / present).epsilon(1e-5));
 }

@@ -1,5 +1,6 @@
 // Numerical faults in training (train/numerics.hpp) and the losses at extreme logits: all equal,
 // one huge, ±1e4 (the stable log-sum-exp and BCE-with-logits forms).
+#include "gatkit/core/parallel.hpp"
 #include "gatkit/train/loss.hpp"
 #include "gatkit/train/numerics.hpp"
 
@@ -133,5 +134,29 @@ TEST_CASE("losses at extreme logits: all equal, one huge, ±1e4", "[train][loss]
         zero << 0.0f;
         one << 0.0f;
         CHECK(bce_with_logits(zero, one).loss == Approx(std::log(2.0)));
+    }
+}
+
+TEST_CASE("DivergenceGuard scans large parameters in parallel slices and still names the parameter nearest the output",
+          "[train][numerics][threads]") {
+    // 40,000 and 50,000 values: several slices each, scanned in parallel.
+    Parameter first{"layers.0.weight", 200, 200}, last{"head.weight", 50000, 1};
+    std::vector<Matrix> best;
+    int best_epoch = 0;
+    for (const int threads : {1, 2}) {
+        CAPTURE(threads);
+        const ThreadScope scope(threads);
+        first.grad.setZero();
+        last.grad.setZero();
+        const DivergenceGuard<float> guard({&first, &last}, best, best_epoch);
+        guard.check_gradients({.epoch = 1});
+        first.grad(199, 199) = kNaN;  // the last value of the first parameter's last slice
+        TrainingDiverged e = diverged([&] { guard.check_gradients({.epoch = 2}); });
+        CHECK(e.parameter == "layers.0.weight");
+        CHECK_THAT(std::string(e.what()), Contains("NaN in 1 of 40000 values") && Contains("1 of 2 parameters"));
+        last.grad(33000, 0) = -kInf;  // a middle slice of the parameter nearest the output
+        e = diverged([&] { guard.check_gradients({.epoch = 2}); });
+        CHECK(e.parameter == "head.weight");
+        CHECK_THAT(std::string(e.what()), Contains("-Inf in 1 of 50000 values") && Contains("2 of 2 parameters"));
     }
 }

@@ -1,9 +1,12 @@
 #include "gatkit/core/error.hpp"
+#include "gatkit/core/parallel.hpp"
 #include "gatkit/train/optimizer.hpp"
 
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <memory>
+#include <string>
 
 using namespace gatkit;
 
@@ -68,4 +71,51 @@ TEST_CASE("Adam rejects bad options", "[train][optimizer]") {
     ParameterT<float> p("w", 1, 1);
     CHECK_THROWS_WITH(AdamT<float>({&p}, {.lr = -1}), Catch::Contains("lr"));
     CHECK_THROWS_AS(AdamT<float>({&p}, {.weight_decay = -0.1}), ConfigError);
+}
+
+TEST_CASE("Adam's step and zero_grad over parameters cut into parallel slices: every value as the scalar rule, same bits with 1 and 2 threads",
+          "[train][optimizer][threads]") {
+    // Large enough to be cut into several slices and run in parallel, plus small ones.
+    const std::vector<std::pair<Eigen::Index, Eigen::Index>> shapes = {{300, 130}, {1, 7}, {16385, 2}, {3, 1}};
+    REQUIRE(300 * 130 + 7 + 16385 * 2 + 3 >= static_cast<Eigen::Index>(kParallelParameterValues));
+    for (const bool decoupled : {false, true}) {
+        CAPTURE(decoupled);
+        std::vector<std::vector<float>> results;
+        for (const int threads : {1, 2}) {
+            const ThreadScope scope(threads);
+            std::vector<std::unique_ptr<Parameter>> owned;
+            ParameterList<float> list;
+            for (std::size_t k = 0; k < shapes.size(); ++k) {
+                owned.push_back(std::make_unique<Parameter>("p" + std::to_string(k), shapes[k].first, shapes[k].second));
+                list.push_back(owned.back().get());
+            }
+            const ParameterSlices slices(list);
+            CHECK(slices.slices().size() == 3 + 1 + 3 + 1);
+            AdamT<float> adam(list, {.lr = 0.01, .weight_decay = 0.05, .decoupled = decoupled});
+            // Per value: start theta_i and gradient sequence g_i(t), checked against the reference rule.
+            const auto value_at = [](std::size_t k, Eigen::Index q) { return std::sin(0.37 * static_cast<double>(q) + static_cast<double>(k)); };
+            const auto grad_at = [](std::size_t k, Eigen::Index q, int t) { return std::cos(0.11 * static_cast<double>(q * (t + 1)) - static_cast<double>(k)); };
+            for (std::size_t k = 0; k < list.size(); ++k)
+                for (Eigen::Index q = 0; q < list[k]->value.size(); ++q) list[k]->value.data()[q] = static_cast<float>(value_at(k, q));
+            for (int t = 0; t < 3; ++t) {
+                for (auto* p : list) p->grad.setConstant(9.0f);
+                adam.zero_grad();
+                for (auto* p : list) REQUIRE(p->grad.isZero(0.0f));
+                for (std::size_t k = 0; k < list.size(); ++k)
+                    for (Eigen::Index q = 0; q < list[k]->grad.size(); ++q) list[k]->grad.data()[q] = static_cast<float>(grad_at(k, q, t));
+                adam.step();
+            }
+            std::vector<float> flat;
+            for (std::size_t k = 0; k < list.size(); ++k)
+                for (Eigen::Index q = 0; q < list[k]->value.size(); ++q) {
+                    flat.push_back(list[k]->value.data()[q]);
+                    if (q % 997 == 0 || q + 1 == list[k]->value.size()) {
+                        const std::vector<double> g = {grad_at(k, q, 0), grad_at(k, q, 1), grad_at(k, q, 2)};
+                        CHECK(list[k]->value.data()[q] == Approx(reference(value_at(k, q), g, 0.01, 0.05, decoupled)).epsilon(1e-5).margin(1e-6));
+                    }
+                }
+            results.push_back(std::move(flat));
+        }
+        CHECK(results[0] == results[1]);
+    }
 }

@@ -4,7 +4,9 @@
 // thread count, which changes the summation order and so the last bits of the result. Here
 // every product is cut into fixed chunks of output rows (kRowChunk, independent of the thread
 // count); each chunk is one single-threaded Eigen product, and OpenMP hands chunks to threads.
-// Same inputs ⇒ same bits, with 1 or 2 (or 64) threads.
+// Same inputs ⇒ same bits, with 1 or 2 (or 64) threads. Chunks are handed out dynamically, one
+// at a time: a molecule batch has only ~12 of them, and a thread that wakes late would otherwise
+// leave the others waiting for its fixed share (which thread computes a chunk changes no value).
 #pragma once
 
 #include "gatkit/core/error.hpp"
@@ -50,7 +52,7 @@ void gemm_nn(const MatrixT<T>& A, const MatrixT<T>& B, MatrixT<T>& C, bool accum
     detail::check_product("gemm_nn", A.cols(), B.rows());
     if (!accumulate) C.resize(A.rows(), B.cols());  // every row is assigned below: no zero fill
     const Eigen::Index M = A.rows(), chunks = (M + kRowChunk - 1) / kRowChunk;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(dynamic, 1)
     for (Eigen::Index c = 0; c < chunks; ++c) {
         const Eigen::Index r0 = c * kRowChunk, rn = std::min(kRowChunk, M - r0);
         if (accumulate) {
@@ -67,7 +69,7 @@ void gemm_tn(const MatrixT<T>& A, const MatrixT<T>& B, MatrixT<T>& C, bool accum
     detail::check_product("gemm_tn", A.rows(), B.rows());
     if (!accumulate) C.resize(A.cols(), B.cols());  // every row is assigned below: no zero fill
     const Eigen::Index K = A.cols(), chunks = (K + kRowChunk - 1) / kRowChunk;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(dynamic, 1)
     for (Eigen::Index c = 0; c < chunks; ++c) {
         const Eigen::Index r0 = c * kRowChunk, rn = std::min(kRowChunk, K - r0);
         if (accumulate) {
@@ -84,7 +86,7 @@ void gemm_nt(const MatrixT<T>& A, const MatrixT<T>& B, MatrixT<T>& C, bool accum
     detail::check_product("gemm_nt", A.cols(), B.cols());
     if (!accumulate) C.resize(A.rows(), B.rows());  // every row is assigned below: no zero fill
     const Eigen::Index M = A.rows(), chunks = (M + kRowChunk - 1) / kRowChunk;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(dynamic, 1)
     for (Eigen::Index c = 0; c < chunks; ++c) {
         const Eigen::Index r0 = c * kRowChunk, rn = std::min(kRowChunk, M - r0);
         if (accumulate) {

@@ -53,7 +53,7 @@ public:
     // the best epoch so far (empty before there is one) and best_epoch its number. Both are held
     // by reference and read only when a check fails, so the trainer keeps updating them.
     DivergenceGuard(ParameterList<T> params, const std::vector<MatrixT<T>>& best, const int& best_epoch)
-        : params_(std::move(params)), best_(best), best_epoch_(best_epoch) {}
+        : params_(std::move(params)), slices_(params_), best_(best), best_epoch_(best_epoch) {}
 
     // Throws TrainingDiverged when loss is NaN or ±Inf, naming the parameter with a non-finite
     // value, else the one with the largest magnitude (huge weights are what a too large learning
@@ -75,6 +75,7 @@ private:
     [[noreturn]] void fail_on_outputs(const std::string& what, const StepPosition& at, bool after_step) const;
 
     ParameterList<T> params_;
+    ParameterSlices slices_;  // the gradient scan runs over these in parallel
     const std::vector<MatrixT<T>>& best_;
     const int& best_epoch_;
 };

@@ -36,7 +36,7 @@ class AdamT {
 public:
     AdamT(ParameterList<T> params, const AdamOptions& options);
     void step();
-    void zero_grad() { zero_grads(params_); }
+    void zero_grad();
     long steps() const { return t_; }
     const AdamOptions& options() const { return options_; }
     AdamStateT<T> state() const { return {t_, m_, v_}; }
@@ -46,6 +46,7 @@ public:
 private:
     ParameterList<T> params_;
     AdamOptions options_;
+    ParameterSlices slices_;  // the fixed cut the element-wise passes run in parallel
     std::vector<MatrixT<T>> m_, v_;
     long t_ = 0;
 };
