@@ -40,7 +40,7 @@ TEST_CASE("dropout masks depend on the seed, not on the call order of threads", 
     CHECK(!(ya.array() == yc.array()).all());
 }
 
-TEST_CASE("the integer dropout test (vectorising loops) decides exactly as dropout_keeps", "[nn][dropout]") {
+TEST_CASE("the integer dropout test keeps exactly the draws uniform_at(key, k) >= float(p)", "[nn][dropout]") {
     Rng rng(17);
     for (const double p : {0.0, 0.1, 0.3, 1.0 / 3.0, 0.5, 0.6, 0.9, 0.999999}) {
         const std::uint64_t threshold = dropout_threshold(p);
@@ -48,6 +48,7 @@ TEST_CASE("the integer dropout test (vectorising loops) decides exactly as dropo
         long kept = 0;
         for (std::uint64_t k = 0; k < 200000; ++k) {
             const bool by_bits = uniform_bits_at(key, k) >= threshold;
+            REQUIRE(by_bits == (uniform_at(key, k) >= static_cast<float>(p)));
             REQUIRE(by_bits == dropout_keeps(key, k, p));
             kept += by_bits;
         }

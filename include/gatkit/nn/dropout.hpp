@@ -22,15 +22,16 @@ inline void check_dropout_rate(const char* who, double p) {
         throw ConfigError(std::string(who) + ": dropout must be in [0, 1), got " + std::to_string(p));
 }
 
-inline bool dropout_keeps(std::uint64_t key, std::uint64_t index, double p) {
-    return uniform_at(key, index) >= static_cast<float>(p);
-}
-
-// The same test in integers, for loops that should vectorise: uniform_at is u / 2^24 for the
-// 24-bit integer u = uniform_bits_at(key, index), and u / 2^24 >= float(p) exactly when
-// u >= ceil(float(p) · 2^24) (a power-of-two scaling, exact in float).
+// A value at `index` is kept when its uniform draw uniform_at(key, index) is at least float(p).
+// The test runs in integers, so that loops vectorise: uniform_at is u / 2^24 for the 24-bit
+// integer u = uniform_bits_at(key, index), and u / 2^24 >= float(p) exactly when
+// u >= ceil(float(p) · 2^24) (a power-of-two scaling, exact in float). Loops hoist the threshold.
 inline std::uint64_t dropout_threshold(double p) {
     return static_cast<std::uint64_t>(std::ceil(static_cast<double>(static_cast<float>(p)) * 16777216.0));
+}
+
+inline bool dropout_keeps(std::uint64_t key, std::uint64_t index, double p) {
+    return uniform_bits_at(key, index) >= dropout_threshold(p);
 }
 
 // Applies the mask in place (forward and backward are the same operation).
