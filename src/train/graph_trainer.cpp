@@ -72,26 +72,22 @@ std::string infer_target_type(const GraphDataset& data) {
 
 GraphBatchData make_batch_data(const GraphDataset& data, const std::vector<std::size_t>& graphs) {
     GraphBatchData b;
-    std::vector<const Graph*> gs;
-    Eigen::Index n = 0, e = 0;
-    for (const std::size_t g : graphs) {
-        gs.push_back(&data.graphs[g].graph);
-        n += data.graphs[g].x.rows();
-        e += data.graphs[g].edge_attr.rows();
-    }
-    b.batch = make_batch(gs);
     const Eigen::Index f = data.graphs.empty() ? 0 : data.graphs.front().x.cols();
     const Eigen::Index d = data.graphs.empty() ? 0 : data.graphs.front().edge_attr.cols();
-    b.x.resize(n, f);
-    b.edge_attr.resize(d > 0 ? e : 0, d);
-    // Each graph's rows start at a running sum of the sizes before it, so the copies are
+    // Each graph's rows start at a running sum of the sizes before it, so the copies below are
     // independent and run in parallel (the training loop waited on them on one thread).
     const auto G = static_cast<std::ptrdiff_t>(graphs.size());
+    std::vector<const Graph*> gs;
     std::vector<Eigen::Index> row0(graphs.size() + 1, 0), edge0(graphs.size() + 1, 0);
     for (std::size_t k = 0; k < graphs.size(); ++k) {
-        row0[k + 1] = row0[k] + data.graphs[graphs[k]].x.rows();
-        edge0[k + 1] = edge0[k] + (d > 0 ? data.graphs[graphs[k]].edge_attr.rows() : 0);
+        const GraphSample& s = data.graphs[graphs[k]];
+        gs.push_back(&s.graph);
+        row0[k + 1] = row0[k] + s.x.rows();
+        edge0[k + 1] = edge0[k] + (d > 0 ? s.edge_attr.rows() : 0);
     }
+    b.batch = make_batch(gs);
+    b.x.resize(row0.back(), f);
+    b.edge_attr.resize(edge0.back(), d);
 #pragma omp parallel for schedule(dynamic, 8)
     for (std::ptrdiff_t k = 0; k < G; ++k) {
         const GraphSample& s = data.graphs[graphs[static_cast<std::size_t>(k)]];

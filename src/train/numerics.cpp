@@ -74,9 +74,8 @@ void DivergenceGuard<T>::check_outputs(const MatrixT<T>& outputs, const std::str
 
 template <class T>
 void DivergenceGuard<T>::check_gradients(const StepPosition& at) const {
-    // Backward runs output to input, so a fault spreads from the parameter nearest the output
-    // that has one towards the input: scan in that order and name the first.
-    // The scan itself runs over fixed slices in parallel; each slice writes only its own flag.
+    // The common case, every gradient finite, is checked over fixed slices in parallel (each
+    // slice writes only its own flag); a failure is then named by the scan below.
     const auto& slices = slices_.slices();
     std::vector<char> finite(slices.size(), 1);
     slices_.for_each([&](const ParameterSlice& s) {
@@ -86,15 +85,14 @@ void DivergenceGuard<T>::check_gradients(const StepPosition& at) const {
         finite[static_cast<std::size_t>(&s - slices.data())] = ok;
     });
     if (std::all_of(finite.begin(), finite.end(), [](char f) { return f != 0; })) return;
-    std::vector<char> param_finite(params_.size(), 1);
-    for (std::size_t k = 0; k < slices.size(); ++k)
-        if (!finite[k]) param_finite[slices[k].param] = 0;
+    // Backward runs output to input, so a fault spreads from the parameter nearest the output
+    // that has one towards the input: scan in that order and name the first.
     std::size_t bad = 0;
     const ParameterT<T>* first = nullptr;
-    for (std::size_t k = params_.size(); k-- > 0;)
-        if (!param_finite[k]) {
+    for (auto p = params_.rbegin(); p != params_.rend(); ++p)
+        if (!(*p)->grad.allFinite()) {
             ++bad;
-            if (!first) first = params_[k];
+            if (!first) first = *p;
         }
     const std::string& name = first->name;
     fail("the gradient of '" + name + "' is not finite (" + nonfinite_summary(first->grad) + "; " + std::to_string(bad) + " of " +

@@ -32,28 +32,26 @@ void AdamT<T>::step() {
     // Element-wise: the slices run in parallel and every value gets the same arithmetic.
     // The scalars are captured by value: as references the stores to theta could alias them, and
     // the loops would not vectorise.
-    slices_.for_each([this, lr, wd, b1, b2, eps, step_size, inv_sqrt_bc2](const ParameterSlice& s) {
-        const std::size_t k = s.param;
-        T* theta = params_[k]->value.data() + s.begin;
-        const T* grad = params_[k]->grad.data() + s.begin;
-        T* m = m_[k].data() + s.begin;
-        T* v = v_[k].data() + s.begin;
+    const bool decoupled = options_.decoupled;
+    slices_.for_each([this, decoupled, lr, wd, b1, b2, eps, step_size, inv_sqrt_bc2](const ParameterSlice& s) {
+        T* theta = params_[s.param]->value.data() + s.begin;
+        const T* grad = params_[s.param]->grad.data() + s.begin;
+        T* m = m_[s.param].data() + s.begin;
+        T* v = v_[s.param].data() + s.begin;
         const Eigen::Index n = s.count;
-        if (options_.decoupled) {
+        const auto moments_and_step = [=](Eigen::Index q, T g) {
+            m[q] = b1 * m[q] + (T(1) - b1) * g;
+            v[q] = b2 * v[q] + (T(1) - b2) * g * g;
+            theta[q] -= step_size * m[q] / (std::sqrt(v[q]) * inv_sqrt_bc2 + eps);
+        };
+        // Two loops, not a branch per value: a conditional store to theta would not vectorise.
+        if (decoupled) {
             for (Eigen::Index q = 0; q < n; ++q) {
                 theta[q] -= lr * wd * theta[q];
-                const T g = grad[q];
-                m[q] = b1 * m[q] + (T(1) - b1) * g;
-                v[q] = b2 * v[q] + (T(1) - b2) * g * g;
-                theta[q] -= step_size * m[q] / (std::sqrt(v[q]) * inv_sqrt_bc2 + eps);
+                moments_and_step(q, grad[q]);
             }
         } else {
-            for (Eigen::Index q = 0; q < n; ++q) {
-                const T g = grad[q] + wd * theta[q];
-                m[q] = b1 * m[q] + (T(1) - b1) * g;
-                v[q] = b2 * v[q] + (T(1) - b2) * g * g;
-                theta[q] -= step_size * m[q] / (std::sqrt(v[q]) * inv_sqrt_bc2 + eps);
-            }
+            for (Eigen::Index q = 0; q < n; ++q) moments_and_step(q, grad[q] + wd * theta[q]);
         }
     });
 }
