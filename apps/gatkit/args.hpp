@@ -25,7 +25,8 @@ struct TrainArgs {
     std::vector<std::string> target_columns;
     // Defaults differ per task (node: the GAT paper's Cora settings; graph: see docs/cli.md).
     std::optional<int> layers, heads, hidden, epochs, patience;
-    std::optional<double> dropout, attn_dropout, lr, weight_decay;
+    std::optional<double> dropout, attn_dropout, lr, weight_decay, warmup_epochs;
+    std::string lr_schedule = "constant";  // graph: constant | noam | cosine
     int out_heads = 1, batch_size = 64, threads = 0, mlp_hidden = 256;
     double negative_slope = 0.2;
     std::uint64_t seed = 0;

@@ -67,7 +67,8 @@ StopOnSignals::~StopOnSignals() {
 
 std::string checkpoint_path(const TrainArgs& a) { return a.checkpoint.empty() ? a.out + ".ckpt" : a.checkpoint; }
 
-std::map<std::string, std::string> run_identity(const TrainArgs& a, const AdamOptions& adam, int batch_size) {
+std::map<std::string, std::string> run_identity(const TrainArgs& a, const AdamOptions& adam, int batch_size, const LrSchedule& schedule,
+                                                int epochs) {
     std::string targets;
     for (const auto& t : a.target_columns) targets += (targets.empty() ? "" : ",") + t;
     std::map<std::string, std::string> run = {{"--task", a.task},
@@ -90,6 +91,14 @@ std::map<std::string, std::string> run_identity(const TrainArgs& a, const AdamOp
                                               {"--weight-decay", number(adam.weight_decay)},
                                               {"--optimizer", adam.decoupled ? "adamw" : "adam"}};
     if (batch_size > 0) run["--batch-size"] = std::to_string(batch_size);
+    // Only a schedule other than the constant rate is part of the identity, so checkpoints
+    // written before schedules existed still resume. Its length is --epochs: a scheduled run
+    // resumes with the --epochs it started with.
+    if (schedule.kind != "constant") {
+        run["--lr-schedule"] = schedule.kind;
+        run["--warmup-epochs"] = number(schedule.warmup_epochs);
+        run["--epochs"] = std::to_string(epochs);
+    }
     if (!a.metric.empty()) run["--metric"] = a.metric;
     return run;
 }

@@ -46,7 +46,9 @@ std::string checkpoint_path(const TrainArgs& a);
 // The options a resumed run must repeat, as "--flag" → value: task, data and companion files
 // (absolute paths), format, seed, split, targets, node inputs, and the optimiser's effective
 // settings (lr, weight decay, adam/adamw) and batch size (0: not used by the task).
-std::map<std::string, std::string> run_identity(const TrainArgs& a, const AdamOptions& adam, int batch_size);
+// A schedule other than the constant rate adds itself and --epochs (its length) to the identity.
+std::map<std::string, std::string> run_identity(const TrainArgs& a, const AdamOptions& adam, int batch_size, const LrSchedule& schedule = {},
+                                                int epochs = 0);
 
 // One run's checkpoint plumbing: loads --resume (UserError when it cannot be read), and fills a
 // trainer's CheckpointOptions.

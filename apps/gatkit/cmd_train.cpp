@@ -33,6 +33,9 @@ int run_train(const TrainArgs& a) {
     }
     if (a.task != "node" && a.task != "graph" && a.task != "link" && a.task != "edge")
         throw UserError("--task " + a.task + " is not available (available: node, graph, link, edge)");
+    if (a.task != "graph" && (a.lr_schedule != "constant" || a.warmup_epochs))
+        throw UserError("--lr-schedule and --warmup-epochs apply to --task graph (the " + a.task + " task trains at a constant --lr)");
+    if (a.warmup_epochs && !(*a.warmup_epochs >= 0.0)) throw UserError("--warmup-epochs " + std::to_string(*a.warmup_epochs) + ": expected a number >= 0");
     if (a.threads > 0) set_thread_count(a.threads);
     check_output_path("--out", a.out);
     check_output_path("--metrics-json", a.metrics_json);
@@ -211,6 +214,12 @@ void add_train_command(CLI::App& app, Action& action) {
     c->add_option("--attn-dropout", a->attn_dropout, "Dropout on attention coefficients (node 0.6, others 0)");
     c->add_option("--epochs", a->epochs, "Maximum epochs (node 1000, graph 100, link/edge 200)");
     c->add_option("--lr", a->lr, "Learning rate (node 0.005, graph 0.001, link/edge 0.005)");
+    c->add_option("--lr-schedule", a->lr_schedule,
+                  "graph: constant | noam (Chemprop's: warm-up from lr/10 to --lr, then exponential decay to lr/10 at --epochs) | "
+                  "cosine (the same warm-up, then a half cosine down to lr/10)")
+        ->check(CLI::IsMember({"constant", "noam", "cosine"}))
+        ->capture_default_str();
+    c->add_option("--warmup-epochs", a->warmup_epochs, "graph, with --lr-schedule noam|cosine: epochs of linear warm-up (default 2)");
     c->add_option("--weight-decay", a->weight_decay, "L2 weight decay; decoupled with --optimizer adamw (node 5e-4; link/edge 5e-4 with the data's own features; else 0)");
     c->add_option("--optimizer", a->optimizer, "adam|adamw")->check(CLI::IsMember({"adam", "adamw"}))->capture_default_str();
     c->add_option("--patience", a->patience, "Early stopping patience in epochs, 0: off (node 100, graph 20, link/edge 50)");

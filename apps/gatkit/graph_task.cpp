@@ -154,6 +154,7 @@ int run_graph_train(const TrainArgs& a) {
     options.batch_size = a.batch_size;
     options.adam = {.lr = a.lr.value_or(options.adam.lr), .weight_decay = a.weight_decay.value_or(options.adam.weight_decay),
                     .decoupled = a.optimizer == "adamw"};
+    options.schedule = {.kind = a.lr_schedule, .warmup_epochs = a.warmup_epochs.value_or(options.schedule.warmup_epochs)};
     options.seed = train_seed;
     options.select_metric = select_metric;
     options.augment = pe_augmentation(config);
@@ -182,7 +183,7 @@ int run_graph_train(const TrainArgs& a) {
             // Single-split runs checkpoint and resume; k-fold runs only stop (no checkpoint).
             if (folds.size() == 1)
                 checkpoints.attach(options.checkpoint, model.config(), model.info(), model.parameters(),
-                                   run_identity(a, options.adam, options.batch_size));
+                                   run_identity(a, options.adam, options.batch_size, options.schedule, options.epochs));
             else
                 options.checkpoint.stop = stop_flag();
             r = with_stop_on_signals([&] { return train_graph_model(model, data, split, options, on_epoch); });

@@ -207,6 +207,7 @@ GraphTrainResult train_graph_model(Model& model, const GraphDataset& data, const
             targets.col(t) = ((targets.col(t).array() - static_cast<float>(mean)) / static_cast<float>(info.target_std[t])).matrix();
         }
     }
+    check_lr_schedule(o.schedule);
     auto params = model.parameters();
     AdamT<float> adam(params, o.adam);
     Rng rng(o.seed);
@@ -281,6 +282,7 @@ GraphTrainResult train_graph_model(Model& model, const GraphDataset& data, const
             guard.check_loss(loss.loss, at);
             model.backward(loss.dlogits);
             guard.check_gradients(at);
+            adam.set_lr(scheduled_lr(o.schedule, o.adam.lr, adam.steps(), batches_per_epoch, o.epochs));
             adam.step();
             loss_sum += loss.loss;
             ++batches;

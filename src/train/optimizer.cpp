@@ -57,6 +57,12 @@ void AdamT<T>::step() {
 }
 
 template <class T>
+void AdamT<T>::set_lr(double lr) {
+    if (!(lr > 0.0)) throw ConfigError("adam: lr must be positive, got " + std::to_string(lr));
+    options_.lr = lr;
+}
+
+template <class T>
 void AdamT<T>::zero_grad() {
     slices_.for_each([&](const ParameterSlice& s) { std::fill_n(params_[s.param]->grad.data() + s.begin, s.count, T(0)); });
 }
@@ -82,5 +88,26 @@ void AdamT<T>::set_state(AdamStateT<T> s) {
 
 template class AdamT<float>;
 template class AdamT<double>;
+
+void check_lr_schedule(const LrSchedule& s) {
+    if (s.kind != "constant" && s.kind != "noam" && s.kind != "cosine")
+        throw ConfigError("learning-rate schedule '" + s.kind + "' (available: constant, noam, cosine)");
+    if (!(s.warmup_epochs >= 0.0)) throw ConfigError("warm-up epochs must be >= 0, got " + std::to_string(s.warmup_epochs));
+    if (!(s.ratio > 0.0 && s.ratio <= 1.0)) throw ConfigError("learning-rate schedule ratio must be in (0, 1], got " + std::to_string(s.ratio));
+}
+
+double scheduled_lr(const LrSchedule& s, double lr, long step, long steps_per_epoch, int epochs) {
+    if (s.kind == "constant") return lr;
+    const double low = s.ratio * lr;
+    const long total = std::max(1L, steps_per_epoch * static_cast<long>(epochs));
+    // Chemprop rounds the warm-up down to whole steps; it never takes the whole run.
+    const long warmup = std::min(total - 1, static_cast<long>(s.warmup_epochs * static_cast<double>(steps_per_epoch)));
+    if (step < warmup) return low + (lr - low) * static_cast<double>(step) / static_cast<double>(warmup);
+    if (step >= total) return low;
+    const double progress = static_cast<double>(step - warmup) / static_cast<double>(total - warmup);  // 0 at the peak, 1 at the end
+    if (s.kind == "noam") return lr * std::pow(s.ratio, progress);
+    constexpr double pi = 3.14159265358979323846;
+    return low + (lr - low) * 0.5 * (1.0 + std::cos(pi * progress));
+}
 
 }  // namespace gatkit

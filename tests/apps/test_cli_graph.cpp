@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -598,6 +599,39 @@ TEST_CASE("graph train: the same seed gives the same model and predictions with 
     CHECK(p1 == p2);
     // the invalid-rows reports agree too
     CHECK(read_text(dir.file("m1.invalid.csv")) == read_text(dir.file("m2.invalid.csv")));
+}
+
+TEST_CASE("graph train --lr-schedule noam|cosine changes the run; other tasks refuse it", "[cli][graph]") {
+    TempDir dir;
+    const std::string data = write_molecules(dir);
+    std::map<std::string, std::string> models;
+    for (const std::string schedule : {"constant", "noam", "cosine"}) {
+        const CliResult r = run_gatkit("train --task graph --data " + shell_quote(data) + " --target-columns active" + kTiny +
+                                       " --lr-schedule " + schedule + " --out " + shell_quote(dir.file(schedule)));
+        INFO("stderr: " << r.err);
+        REQUIRE(r.exit_code == 0);
+        models[schedule] = read_text(dir.file(schedule));
+    }
+    // Same seed and data: only the step sizes differ, so the weights do.
+    CHECK(models["noam"] != models["constant"]);
+    CHECK(models["cosine"] != models["constant"]);
+    CHECK(models["cosine"] != models["noam"]);
+    SECTION("an unknown schedule is refused") {
+        const CliResult r = run_gatkit("train --task graph --data " + shell_quote(data) + " --target-columns active" + kTiny +
+                                       " --lr-schedule step --out " + shell_quote(dir.file("x")));
+        CHECK(r.exit_code != 0);
+        CHECK(has(r.err, "--lr-schedule"));
+        CHECK_FALSE(fs::exists(dir.file("x")));
+    }
+    SECTION("node training runs at a constant rate and says so") {
+        const std::string cites = dir.write("g.edges", "a b\nb c\nc a\n");
+        const std::string labels = dir.write("g.labels", "a,x\nb,y\nc,x\n");
+        const CliResult r = run_gatkit("train --task node --data " + shell_quote(cites) + " --label-file " + shell_quote(labels) +
+                                       " --lr-schedule noam --quiet --out " + shell_quote(dir.file("n")));
+        require_one_line_error(r);
+        CHECK(has(r.err, "--task graph"));
+        CHECK_FALSE(fs::exists(dir.file("n")));
+    }
 }
 
 TEST_CASE("graph train: bad input is a one-line user error and writes no model", "[cli][graph]") {

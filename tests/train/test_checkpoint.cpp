@@ -341,6 +341,9 @@ TEST_CASE("Graph training stopped between two batches resumes inside the epoch t
     o.batch_size = 8;  // 4 batches per epoch
     o.seed = 9;
     o.adam.lr = 0.01;
+    // A schedule is a function of Adam's step count, which the checkpoint restores.
+    o.schedule.kind = GENERATE(as<std::string>{}, "constant", "noam", "cosine");
+    CAPTURE(o.schedule.kind);
 
     Model whole = make_graph_model(data, fit, 3);
     std::optional<TrainState> end_whole, end_resumed;

@@ -119,3 +119,62 @@ TEST_CASE("Adam's step and zero_grad over parameters cut into parallel slices: e
         CHECK(results[0] == results[1]);
     }
 }
+
+TEST_CASE("Learning-rate schedules: Chemprop's Noam warm-up and decay, cosine decay, constant", "[train][optimizer]") {
+    const double lr = 1e-3;
+    const long per_epoch = 10;
+    const int epochs = 30;  // 300 steps, 20 of warm-up
+    SECTION("constant is the learning rate at every step") {
+        for (const long t : {0L, 5L, 299L, 1000L}) CHECK(scheduled_lr({}, lr, t, per_epoch, epochs) == lr);
+    }
+    for (const std::string kind : {"noam", "cosine"}) {
+        CAPTURE(kind);
+        const LrSchedule s{.kind = kind};
+        // Linear warm-up from lr/10 to lr over the first two epochs.
+        CHECK(scheduled_lr(s, lr, 0, per_epoch, epochs) == Approx(1e-4));
+        CHECK(scheduled_lr(s, lr, 10, per_epoch, epochs) == Approx(1e-4 + 0.5 * 9e-4));
+        CHECK(scheduled_lr(s, lr, 20, per_epoch, epochs) == Approx(lr));
+        // Then down to lr/10 at the end of the last epoch, and no lower after it.
+        CHECK(scheduled_lr(s, lr, 300, per_epoch, epochs) == Approx(1e-4));
+        CHECK(scheduled_lr(s, lr, 5000, per_epoch, epochs) == Approx(1e-4));
+        double previous = scheduled_lr(s, lr, 20, per_epoch, epochs);
+        for (long t = 21; t <= 300; ++t) {
+            const double now = scheduled_lr(s, lr, t, per_epoch, epochs);
+            REQUIRE(now < previous);
+            previous = now;
+        }
+    }
+    // Noam decays exponentially: halfway through the decay it is lr · 0.1^0.5; cosine is at the
+    // midpoint of lr and lr/10 there.
+    CHECK(scheduled_lr({.kind = "noam"}, lr, 160, per_epoch, epochs) == Approx(lr * std::sqrt(0.1)));
+    CHECK(scheduled_lr({.kind = "cosine"}, lr, 160, per_epoch, epochs) == Approx(0.5 * (lr + 1e-4)));
+    // No warm-up: the first step runs at the peak.
+    CHECK(scheduled_lr({.kind = "noam", .warmup_epochs = 0}, lr, 0, per_epoch, epochs) == Approx(lr));
+    // A run shorter than its warm-up still reaches lr/10 at its end instead of dividing by zero.
+    CHECK(std::isfinite(scheduled_lr({.kind = "noam", .warmup_epochs = 5}, lr, 9, per_epoch, 1)));
+}
+
+TEST_CASE("Learning-rate schedules reject unknown kinds and impossible settings", "[train][optimizer]") {
+    CHECK_NOTHROW(check_lr_schedule({}));
+    CHECK_THROWS_WITH(check_lr_schedule({.kind = "step"}), Catch::Contains("available: constant, noam, cosine"));
+    CHECK_THROWS_AS(check_lr_schedule({.kind = "noam", .warmup_epochs = -1}), ConfigError);
+    CHECK_THROWS_AS(check_lr_schedule({.kind = "noam", .ratio = 0}), ConfigError);
+    CHECK_THROWS_AS(check_lr_schedule({.kind = "cosine", .ratio = 1.5}), ConfigError);
+}
+
+TEST_CASE("Adam's set_lr changes the size of the next steps", "[train][optimizer]") {
+    ParameterT<double> a("a", 1, 1), b("b", 1, 1);
+    a.value << 1.0;
+    b.value << 1.0;
+    AdamT<double> fixed({&a}, {.lr = 0.1});
+    AdamT<double> changed({&b}, {.lr = 0.1});
+    changed.set_lr(0.01);
+    a.grad << 0.5;
+    b.grad << 0.5;
+    fixed.step();
+    changed.step();
+    // Adam's first step moves by lr (the bias-corrected ratio m̂/√v̂ is 1).
+    CHECK(1.0 - a.value(0, 0) == Approx(0.1).epsilon(1e-6));
+    CHECK(1.0 - b.value(0, 0) == Approx(0.01).epsilon(1e-6));
+    CHECK_THROWS_AS(changed.set_lr(0.0), ConfigError);
+}

@@ -33,6 +33,8 @@ struct GraphTrainOptions {
     int patience = 20;  // <= 0: no early stopping
     int batch_size = 64;
     AdamOptions adam{.lr = 1e-3, .weight_decay = 0.0};
+    // The learning rate of each step (adam.lr is the peak), over `epochs` epochs.
+    LrSchedule schedule;
     std::uint64_t seed = 0;  // shuffling and dropout
     // The validation metric that picks the kept epoch (selection_metric_for); empty: the target
     // type's default.

@@ -9,6 +9,7 @@
 
 #include "gatkit/core/parameter.hpp"
 
+#include <string>
 #include <vector>
 
 namespace gatkit {
@@ -39,6 +40,9 @@ public:
     void zero_grad();
     long steps() const { return t_; }
     const AdamOptions& options() const { return options_; }
+    // The learning rate of the next steps (a schedule sets it before each step). ConfigError
+    // unless positive.
+    void set_lr(double lr);
     AdamStateT<T> state() const { return {t_, m_, v_}; }
     // ShapeError unless the state has one m and one v of each parameter's shape, and t >= 0.
     void set_state(AdamStateT<T> state);
@@ -53,5 +57,26 @@ private:
 
 using Adam = AdamT<float>;
 using AdamState = AdamStateT<float>;
+
+// Learning-rate schedules, a function of the optimiser's step count only, so a run resumed from
+// a checkpoint (which restores that count) follows the same curve. `lr` is the peak:
+//
+//   constant  lr at every step.
+//   noam      Chemprop's NoamLR: linear warm-up from ratio·lr to lr over warmup_epochs, then
+//             exponential decay that reaches ratio·lr at the end of the last epoch.
+//   cosine    the same warm-up, then half a cosine from lr down to ratio·lr at the last epoch.
+//
+// Steps past the last epoch (a resumed run given more epochs than planned) stay at ratio·lr.
+struct LrSchedule {
+    std::string kind = "constant";  // constant | noam | cosine
+    double warmup_epochs = 2.0;     // Chemprop's default
+    double ratio = 0.1;             // first and last learning rate over the peak (Chemprop: 1e-4 / 1e-3)
+};
+
+// ConfigError unless the kind is known, warmup_epochs >= 0 and 0 < ratio <= 1.
+void check_lr_schedule(const LrSchedule& schedule);
+// The learning rate of the step that follows `step` completed steps, in a run of `epochs`
+// epochs of `steps_per_epoch` steps each.
+double scheduled_lr(const LrSchedule& schedule, double lr, long step, long steps_per_epoch, int epochs);
 
 }  // namespace gatkit
