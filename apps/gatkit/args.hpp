@@ -30,7 +30,8 @@ struct TrainArgs {
     int out_heads = 1, batch_size = 64, threads = 0, mlp_hidden = 256;
     double negative_slope = 0.2;
     std::uint64_t seed = 0;
-    bool residual = false, quiet = false, no_edge_features = false;
+    bool residual = false, no_residual = false;  // neither: the task's default (graph on, others off)
+    bool quiet = false, no_edge_features = false;
     std::string root_weight;  // --conv transformer: on | off ("" = the task's default)
     bool beta = false;        // --conv transformer
     std::string out, metrics_json;
@@ -55,7 +56,9 @@ struct PredictArgs {
 };
 
 // The layer flags every task shares, over the task's defaults already in `c`: sizes and dropout
-// when given, conv, mask, block, PE, slope, residual, activation, root weight and beta.
+// when given, conv, mask, block, PE, slope, residual (--residual, --no-residual; without either
+// the task's default, except that --block transformer and --conv transformer, which have their
+// own skips, get none), activation, root weight and beta.
 void apply_model_args(const TrainArgs& a, ModelConfig& c);
 
 int run_node_train(const TrainArgs& a);

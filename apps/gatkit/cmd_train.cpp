@@ -35,6 +35,7 @@ int run_train(const TrainArgs& a) {
         throw UserError("--task " + a.task + " is not available (available: node, graph, link, edge)");
     if (a.task != "graph" && (a.lr_schedule != "constant" || a.warmup_epochs))
         throw UserError("--lr-schedule and --warmup-epochs apply to --task graph (the " + a.task + " task trains at a constant --lr)");
+    if (a.residual && a.no_residual) throw UserError("--residual and --no-residual contradict each other: give one");
     if (a.warmup_epochs && !(*a.warmup_epochs >= 0.0)) throw UserError("--warmup-epochs " + std::to_string(*a.warmup_epochs) + ": expected a number >= 0");
     if (a.threads > 0) set_thread_count(a.threads);
     check_output_path("--out", a.out);
@@ -204,7 +205,8 @@ void add_train_command(CLI::App& app, Action& action) {
     c->add_flag("--no-edge-features", a->no_edge_features, "graph: leave bond features out of the attention score");
     c->add_option("--activation", a->activation, "Between layers: elu|relu|leaky_relu")->capture_default_str();
     c->add_option("--negative-slope", a->negative_slope, "LeakyReLU slope in the attention score")->capture_default_str();
-    c->add_flag("--residual", a->residual, "Residual connections in every layer");
+    c->add_flag("--residual", a->residual, "Residual connections in every layer: out += x·W_res, as PyG's GATConv(residual=True) (default for graph)");
+    c->add_flag("--no-residual", a->no_residual, "No residual connections (default for node, link and edge)");
     c->add_option("--root-weight", a->root_weight,
                   "--conv transformer: on | off, the skip W_r x_i added to the attention output (PyG root_weight; default off for "
                   "--task node, on otherwise)")

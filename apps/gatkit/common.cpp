@@ -19,7 +19,10 @@ void apply_model_args(const TrainArgs& a, ModelConfig& c) {
     c.dropout = a.dropout.value_or(c.dropout);
     c.attn_dropout = a.attn_dropout.value_or(c.attn_dropout);
     c.negative_slope = a.negative_slope;
-    c.residual = a.residual;
+    if (a.residual)
+        c.residual = true;
+    else if (a.no_residual || a.block == "transformer" || a.conv == "transformer")
+        c.residual = false;
     c.activation = parse_activation(a.activation);
     c.conv = a.conv;
     c.mask = a.mask;

@@ -37,6 +37,7 @@ ModelConfig graph_model_defaults() {
     c.hidden = 64;
     c.dropout = 0.0;
     c.attn_dropout = 0.0;
+    c.residual = true;
     return c;
 }
 

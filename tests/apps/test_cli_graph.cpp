@@ -2,6 +2,8 @@
 // the real binary runs on a small molecule CSV written here (salts, charges, aromatic rings, a
 // one-atom molecule, quoted names with commas, CRLF rows, missing labels, two invalid SMILES) and
 // on a tiny TU-format folder. Every run is tiny (one thread, a few epochs, a narrow model).
+#include "gatkit/model/model_file.hpp"
+
 #include "support/cli.hpp"
 #include "support/fixtures.hpp"
 
@@ -599,6 +601,40 @@ TEST_CASE("graph train: the same seed gives the same model and predictions with 
     CHECK(p1 == p2);
     // the invalid-rows reports agree too
     CHECK(read_text(dir.file("m1.invalid.csv")) == read_text(dir.file("m2.invalid.csv")));
+}
+
+TEST_CASE("graph train: residual layers by default, --no-residual turns them off, transformer blocks keep their own skips",
+          "[cli][graph]") {
+    TempDir dir;
+    const std::string data = write_molecules(dir);
+    const auto train = [&](const std::string& name, const std::string& extra) {
+        const CliResult r = run_gatkit("train --task graph --data " + shell_quote(data) + " --target-columns active" + kTiny + " " + extra +
+                                       " --out " + shell_quote(dir.file(name)));
+        INFO("stderr: " << r.err);
+        REQUIRE(r.exit_code == 0);
+        return gatkit::load_model(dir.file(name));
+    };
+    const auto has_res_weight = [](gatkit::Model& m) {
+        for (const auto* p : m.parameters())
+            if (p->name.find("res") != std::string::npos && p->value.size() > 0) return true;
+        return false;
+    };
+    gatkit::Model plain = train("default", "");
+    CHECK(plain.config().residual);
+    CHECK(has_res_weight(plain));
+    gatkit::Model off = train("off", "--no-residual");
+    CHECK_FALSE(off.config().residual);
+    CHECK_FALSE(has_res_weight(off));
+    CHECK(off.parameter_count() < plain.parameter_count());
+    gatkit::Model block = train("block", "--block transformer");
+    CHECK_FALSE(block.config().residual);
+    CHECK(train("v2", "--conv gatv2").config().residual);
+
+    const CliResult both = run_gatkit("train --task graph --data " + shell_quote(data) + " --target-columns active" + kTiny +
+                                      " --residual --no-residual --out " + shell_quote(dir.file("both")));
+    require_one_line_error(both);
+    CHECK(has(both.err, "--no-residual"));
+    CHECK_FALSE(fs::exists(dir.file("both")));
 }
 
 TEST_CASE("graph train --lr-schedule noam|cosine changes the run; other tasks refuse it", "[cli][graph]") {

@@ -31,8 +31,10 @@ namespace gatkit {
 // and overfit Cora: docs/results.md). in_features and num_classes come from the data.
 ModelConfig node_model_defaults();
 
-// gatkit's defaults for whole-graph models: 3 attention layers of 4 heads × 64 channels, bond
-// features in the scores, mean readout, an MLP head with 256 hidden units, no dropout.
+// gatkit's defaults for whole-graph models: 3 attention layers of 4 heads × 64 channels with
+// residual connections (PyG's GATConv residual=True: a bias-free projection of each layer's
+// input added to its output), bond features in the scores, mean readout, an MLP head with 256
+// hidden units, no dropout.
 ModelConfig graph_model_defaults();
 
 struct GraphFitOptions {
