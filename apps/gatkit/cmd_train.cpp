@@ -28,6 +28,9 @@ int run_train(const TrainArgs& a) {
         ModelConfig probe;
         probe.pe = a.pe;
         probe.pe_dim();
+        LrSchedule schedule{.kind = a.lr_schedule};
+        if (a.warmup_epochs) schedule.warmup_epochs = *a.warmup_epochs;
+        check_lr_schedule(schedule);
     } catch (const ConfigError& e) {
         throw UserError(e.what());
     }
@@ -36,7 +39,6 @@ int run_train(const TrainArgs& a) {
     if (a.task != "graph" && (a.lr_schedule != "constant" || a.warmup_epochs))
         throw UserError("--lr-schedule and --warmup-epochs apply to --task graph (the " + a.task + " task trains at a constant --lr)");
     if (a.residual && a.no_residual) throw UserError("--residual and --no-residual contradict each other: give one");
-    if (a.warmup_epochs && !(*a.warmup_epochs >= 0.0)) throw UserError("--warmup-epochs " + std::to_string(*a.warmup_epochs) + ": expected a number >= 0");
     if (a.threads > 0) set_thread_count(a.threads);
     check_output_path("--out", a.out);
     check_output_path("--metrics-json", a.metrics_json);

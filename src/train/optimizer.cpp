@@ -92,7 +92,7 @@ template class AdamT<double>;
 void check_lr_schedule(const LrSchedule& s) {
     if (s.kind != "constant" && s.kind != "noam" && s.kind != "cosine")
         throw ConfigError("learning-rate schedule '" + s.kind + "' (available: constant, noam, cosine)");
-    if (!(s.warmup_epochs >= 0.0)) throw ConfigError("warm-up epochs must be >= 0, got " + std::to_string(s.warmup_epochs));
+    if (!(s.warmup_epochs >= 0.0)) throw ConfigError("--warmup-epochs: warm-up epochs must be >= 0, got " + std::to_string(s.warmup_epochs));
     if (!(s.ratio > 0.0 && s.ratio <= 1.0)) throw ConfigError("learning-rate schedule ratio must be in (0, 1], got " + std::to_string(s.ratio));
 }
 
