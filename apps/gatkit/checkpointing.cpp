@@ -100,6 +100,7 @@ std::map<std::string, std::string> run_identity(const TrainArgs& a, const AdamOp
         run["--epochs"] = std::to_string(epochs);
     }
     if (!a.metric.empty()) run["--metric"] = a.metric;
+    if (a.mol_features != "none") run["--mol-features"] = a.mol_features;  // absent before molecule features existed
     return run;
 }
 

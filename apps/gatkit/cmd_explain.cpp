@@ -91,7 +91,9 @@ MoleculePicture explain_molecule(Model& model, const std::string& smiles, const 
     const auto mol = chem::parse_smiles(smiles);
     GraphDataset one;
     one.graphs.push_back(chem::featurize_molecule(*mol));
+    one.smiles.push_back(smiles);
     add_positional_encodings(one, model.config().pe);
+    add_molecule_features(one, model.info().graph_features);
     const Matrix pred = predict_graphs(model, one, {0});
     const GraphBatchData batch = forward_molecule(model, one, 0);  // alive while α is read
     const AttentionChoice choice{.layer = a.layer, .head = a.head};

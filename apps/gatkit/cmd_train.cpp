@@ -39,6 +39,8 @@ int run_train(const TrainArgs& a) {
     if (a.task != "graph" && (a.lr_schedule != "constant" || a.warmup_epochs))
         throw UserError("--lr-schedule and --warmup-epochs apply to --task graph (the " + a.task + " task trains at a constant --lr)");
     if (a.residual && a.no_residual) throw UserError("--residual and --no-residual contradict each other: give one");
+    if (a.mol_features != "none" && (a.task != "graph" || a.model_type != "gat"))
+        throw UserError("--mol-features " + a.mol_features + " goes with --task graph and the attention model (--model-type gat)");
     if (a.threads > 0) set_thread_count(a.threads);
     check_output_path("--out", a.out);
     check_output_path("--metrics-json", a.metrics_json);
@@ -205,6 +207,11 @@ void add_train_command(CLI::App& app, Action& action) {
                   "accuracy|f1|loss, regression rmse|mae|r2|loss; default roc_auc, accuracy, rmse; ties go to the lower validation loss)");
     c->add_option("--mlp-hidden", a->mlp_hidden, "graph, edge, hadamard-mlp: hidden width of the MLP head")->capture_default_str();
     c->add_flag("--no-edge-features", a->no_edge_features, "graph: leave bond features out of the attention score");
+    c->add_option("--mol-features", a->mol_features,
+                  "graph, molecules: molecule-level features entering the MLP head beside the readout (Chemprop's --features_generator): "
+                  "none | rdkit2d (RDKit descriptors and MQN counts, standardised on the training set) | morgan (2048 Morgan bits, radius 2)")
+        ->check(CLI::IsMember({"none", "rdkit2d", "morgan"}))
+        ->capture_default_str();
     c->add_option("--activation", a->activation, "Between layers: elu|relu|leaky_relu")->capture_default_str();
     c->add_option("--negative-slope", a->negative_slope, "LeakyReLU slope in the attention score")->capture_default_str();
     c->add_flag("--residual", a->residual, "Residual connections in every layer: out += x·W_res, as PyG's GATConv(residual=True) (default for graph)");

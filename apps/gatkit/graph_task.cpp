@@ -114,6 +114,8 @@ int run_graph_train(const TrainArgs& a) {
         }
     }
     if (data.size() == 0) throw UserError(a.data + ": no graphs to train on");
+    if (a.mol_features != "none" && !table)
+        throw UserError("--mol-features " + a.mol_features + " needs molecules (SMILES); " + data.name + " holds TU graphs");
     if (a.model_type == "fingerprint" && data.smiles.empty())
         throw UserError("--model-type fingerprint needs molecules (SMILES); " + data.name + " has none");
     const std::string target_type = a.target_type.empty() ? infer_target_type(data) : a.target_type;
@@ -138,11 +140,13 @@ int run_graph_train(const TrainArgs& a) {
     // Positional encodings become the last input columns of every graph, before anything else
     // sees the features; --mask full is checked here, before anything large is allocated.
     if (a.pe != "none") add_positional_encodings(data, a.pe);
+    add_molecule_features(data, a.mol_features);
     if (parse_mask(a.mask).kind == MaskKind::full) check_full_mask_sizes(data, a.max_full_nodes);
 
     GraphFitOptions fit;
     fit.target_type = target_type;
     fit.edge_features = !a.no_edge_features;
+    fit.mol_features = a.mol_features;
     ModelConfig& config = fit.model;
     apply_model_args(a, config);
     config.readout = a.readout;
@@ -253,6 +257,7 @@ int run_graph_train(const TrainArgs& a) {
         m["block"] = a.block;
         m["pe"] = a.pe;
         m["pe_mode"] = a.pe_mode;
+        m["mol_features"] = a.mol_features;
         m["epochs_run"] = first.epochs_run;
         m["best_epoch"] = first.best_epoch;
         m["epoch_seconds_median"] = first.epoch_seconds_median;

@@ -57,6 +57,7 @@ MoleculeTable read_molecule_inputs(const std::string& smiles, const std::string&
         table = load_molecules(data, {.smiles_column = smiles_column.empty() ? info.smiles_column : smiles_column});
     }
     add_positional_encodings(table.data, pe);
+    add_molecule_features(table.data, info.graph_features);
     return table;
 }
 
@@ -84,7 +85,7 @@ std::vector<std::string> record_smiles(const MoleculeTable& table, const std::st
 
 GraphBatchData forward_molecule(Model& model, const GraphDataset& data, std::size_t g) {
     GraphBatchData b = make_batch_data(data, {g});
-    model.forward(b.batch, b.x, &b.edge_attr, /*training=*/false);
+    model.forward(b.batch, b.x, &b.edge_attr, /*training=*/false, nullptr, &b.u);
     return b;
 }
 

@@ -33,6 +33,8 @@ void ModelConfig::validate() const {
     if (!(mlp_dropout >= 0 && mlp_dropout < 1)) fail("mlp_dropout must be in [0, 1), got " + std::to_string(mlp_dropout));
     if (!(negative_slope >= 0)) fail("negative_slope must be >= 0, got " + std::to_string(negative_slope));
     if (edge_dim < 0) fail("edge_dim must be >= 0, got " + std::to_string(edge_dim));
+    if (graph_dim < 0) fail("graph_dim must be >= 0, got " + std::to_string(graph_dim));
+    if (graph_dim > 0 && task != "graph") fail("graph_dim (molecule-level features) is for graph models, not " + task);
     if (num_nodes < 0) fail("num_nodes must be >= 0, got " + std::to_string(num_nodes));
     if (mlp_hidden < 0) fail("mlp_hidden must be >= 0, got " + std::to_string(mlp_hidden));
     if (num_classes < 0) fail("num_classes must be >= 0, got " + std::to_string(num_classes));
@@ -64,7 +66,7 @@ double ModelConfig::parameter_bound() const {
     double total = 16 * (in + edge + width + 1) * (width + 1);          // first attention layer
     total += deeper * 16 * (2 * width + edge + 1) * (width + 1);        // the others
     if (task != "node")  // readout gate and MLP head (graph), pair decoders (link, edge)
-        total += 2 * (width + 1) * (mlp_hidden + 1) + (mlp_hidden + 1) * (num_classes + 1);
+        total += 2 * (width + 1) * (mlp_hidden + 1) + (mlp_hidden + 1) * (num_classes + 1) + static_cast<double>(graph_dim) * (mlp_hidden + 1);
     total += static_cast<double>(num_nodes) * in;                       // embedding table
     if (pe != "none") total += in * in;                                 // positional-encoding projection (K × (F - K))
     return total;
@@ -109,7 +111,7 @@ Model::Model(const ModelConfig& config, std::uint64_t seed) : config_(config) {
     pre_activation_.resize(layers_.size());
     if (graph_task) {
         pool_ = std::make_unique<GraphPoolT<float>>(parse_readout(config_.readout), in, rng, "pool");
-        head_ = std::make_unique<MlpT<float>>(MlpOptions{.in = in, .hidden = config_.mlp_hidden, .out = config_.num_classes,
+        head_ = std::make_unique<MlpT<float>>(MlpOptions{.in = in + config_.graph_dim, .hidden = config_.mlp_hidden, .out = config_.num_classes,
                                                          .dropout = config_.mlp_dropout},
                                               rng, "head");
     }
@@ -190,8 +192,17 @@ Matrix Model::node_forward(const Graph& graph, const Matrix* x, const SparseRows
     return h;
 }
 
-Matrix Model::forward(const GraphBatch& batch, const Matrix& x, const Matrix* edge_attr, bool training, Rng* rng) {
+Matrix Model::forward(const GraphBatch& batch, const Matrix& x, const Matrix* edge_attr, bool training, Rng* rng, const Matrix* graph_attr) {
     if (config_.task != "graph") throw ConfigError("model: a " + config_.task + " model predicts nodes, not graphs");
+    const Eigen::Index U = config_.graph_dim;
+    if (U > 0) {
+        if (!graph_attr || graph_attr->rows() != batch.num_graphs() || graph_attr->cols() != U)
+            throw ShapeError("model: the MLP head takes " + std::to_string(U) + " molecule-level features per graph (" + info_.graph_features +
+                             "), got " + (graph_attr ? std::to_string(graph_attr->rows()) + "×" + std::to_string(graph_attr->cols()) : std::string("none")) +
+                             " for " + std::to_string(batch.num_graphs()) + " graphs");
+        if (info_.graph_feature_mean.size() != static_cast<std::size_t>(U) || info_.graph_feature_std.size() != static_cast<std::size_t>(U))
+            throw ConfigError("model: the molecule-level features have no scaling yet (ModelInfo::graph_feature_mean/std; training sets it)");
+    }
     last_was_graph_ = true;
     const Graph& g = attend(batch.graph, batch.graph_offsets);
     const Matrix* attr = config_.edge_dim > 0 ? edge_attr : nullptr;
@@ -213,13 +224,22 @@ Matrix Model::forward(const GraphBatch& batch, const Matrix& x, const Matrix* ed
     }
     pooled_ = pool_->forward(batch.graph_offsets, h, pool_cache_);
     node_vectors_ = std::move(h);
-    return head_->forward(pooled_, head_cache_, training, rng);
+    if (U == 0) return head_->forward(pooled_, head_cache_, training, rng);
+    Matrix head_in(pooled_.rows(), pooled_.cols() + U);
+    head_in.leftCols(pooled_.cols()) = pooled_;
+    for (Eigen::Index k = 0; k < U; ++k) {
+        const auto mean = static_cast<float>(info_.graph_feature_mean[static_cast<std::size_t>(k)]);
+        const auto inv_std = static_cast<float>(1.0 / info_.graph_feature_std[static_cast<std::size_t>(k)]);
+        head_in.col(pooled_.cols() + k) = ((graph_attr->col(k).array() - mean) * inv_std).cwiseMax(-kGraphFeatureClip).cwiseMin(kGraphFeatureClip).matrix();
+    }
+    return head_->forward(head_in, head_cache_, training, rng);
 }
 
 void Model::backward(const Matrix& dout) {
     Matrix d = dout;
     if (last_was_graph_) {
         d = head_->backward(d, head_cache_);
+        if (config_.graph_dim > 0) d = Matrix(d.leftCols(pooled_.cols()));  // the molecule-level columns are data
         d = pool_->backward(d, pool_cache_);
     }
     for (std::size_t l = layers_.size(); l-- > 0;) {

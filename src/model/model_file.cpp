@@ -1,9 +1,12 @@
 #include "gatkit/model/model_file.hpp"
 
 #include "gatkit/chem/featurize.hpp"
+#include "gatkit/chem/mol_features.hpp"
 
 #include "gatkit/core/error.hpp"
 #include "gatkit/io/atomic_file.hpp"
+
+#include <cmath>
 #include "safetensors_io.hpp"
 
 namespace gatkit {
@@ -54,6 +57,27 @@ json base_metadata(const std::string& model_type) {
     return {{"format", "gatkit"}, {"format_version", std::to_string(kModelFormatVersion)}, {"model_type", model_type}};
 }
 
+// A model with molecule-level features must name this gatkit's columns for its kind (an RDKit
+// with other descriptors computes other columns) and hold one mean and std per column.
+void check_graph_features(const GatkitFile& file, const ModelConfig& config, const ModelInfo& info) {
+    if (config.graph_dim == 0) return;
+    try {
+        chem::check_molecule_features(info.graph_features);
+    } catch (const ConfigError& e) {
+        throw file.bad(e.what());
+    }
+    const auto U = static_cast<std::size_t>(config.graph_dim);
+    if (info.graph_feature_mean.size() != U || info.graph_feature_std.size() != U || info.graph_feature_names.size() != U)
+        throw file.bad("graph_dim " + std::to_string(U) + " does not match its " + std::to_string(info.graph_feature_names.size()) +
+                       " molecule-level feature names and " + std::to_string(info.graph_feature_mean.size()) + " scaling values");
+    for (const double s : info.graph_feature_std)
+        if (!(s > 0) || !std::isfinite(s)) throw file.bad("a molecule-level feature has standard deviation " + std::to_string(s));
+    if (info.graph_feature_names != chem::molecule_feature_names(info.graph_features))
+        throw file.bad("its " + info.graph_features + " molecule-level features (" + std::to_string(U) +
+                       " columns) differ from this gatkit's (" + std::to_string(chem::molecule_feature_names(info.graph_features).size()) +
+                       ", a different RDKit?); train the model again");
+}
+
 }  // namespace
 
 void save_model(const std::string& path, Model& model) {
@@ -88,6 +112,7 @@ Model load_model(const std::string& path) {
         file.meta()["featurizer_spec"] != chem::featurizer_spec())
         throw file.bad("its atom/bond features (featurizer '" + info.featurizer + "', layout " + file.meta()["featurizer_spec"].dump() +
                        ") differ from this gatkit's (" + chem::featurizer_spec() + "); train the model again");
+    check_graph_features(file, config, info);
     Model model(config, 0);
     model.info() = info;
     for (auto* p : model.parameters()) file.read(p->name, p->value);

@@ -1,6 +1,7 @@
 #include "gatkit/model/predictor.hpp"
 
 #include "gatkit/chem/featurize.hpp"
+#include "gatkit/chem/mol_features.hpp"
 #include "gatkit/chem/fingerprint.hpp"
 #include "gatkit/chem/smiles.hpp"
 #include "gatkit/core/parallel.hpp"
@@ -134,7 +135,7 @@ void require_molecule_model(const std::string& kind, const ModelInfo& info, cons
 }
 
 template <class GetMol>
-Featurized featurize_all(std::size_t n, bool fingerprints, const GetMol& get_mol) {
+Featurized featurize_all(std::size_t n, bool fingerprints, const std::string& mol_features, const GetMol& get_mol) {
     Featurized f;
     std::vector<GraphSample> samples(n);
     std::vector<std::vector<std::uint32_t>> bits(fingerprints ? n : 0);
@@ -147,6 +148,10 @@ Featurized featurize_all(std::size_t n, bool fingerprints, const GetMol& get_mol
                 bits[i] = chem::morgan_bits(*mol);
             else
                 samples[i] = chem::featurize_molecule(*mol);
+            if (!fingerprints && mol_features != "none") {
+                const std::vector<float> u = chem::molecule_features(*mol, mol_features);
+                samples[i].u = Eigen::Map<const Matrix>(u.data(), 1, static_cast<Eigen::Index>(u.size()));
+            }
         } catch (const Error& e) {
             f.errors[i] = e.what();
         }
@@ -177,7 +182,7 @@ Predictions scatter_graph_predictions(Predictions inner, Featurized& f) {
 Predictions Predictor::predict_smiles(const std::vector<std::string>& smiles) {
     require_molecule_model(kind_, info_, "predict_smiles");
     ThreadScope threads(options_.threads);
-    Featurized f = featurize_all(smiles.size(), fingerprint_ != nullptr, [&](std::size_t i) {
+    Featurized f = featurize_all(smiles.size(), fingerprint_ != nullptr, info_.graph_features, [&](std::size_t i) {
         std::shared_ptr<const RDKit::ROMol> mol = chem::parse_smiles(smiles[i]);
         return std::pair(mol, mol.get());
     });
@@ -188,7 +193,7 @@ Predictions Predictor::predict_smiles(const std::vector<std::string>& smiles) {
 Predictions Predictor::predict_molecules(const std::vector<const RDKit::ROMol*>& molecules) {
     require_molecule_model(kind_, info_, "predict_molecules");
     ThreadScope threads(options_.threads);
-    Featurized f = featurize_all(molecules.size(), fingerprint_ != nullptr, [&](std::size_t i) {
+    Featurized f = featurize_all(molecules.size(), fingerprint_ != nullptr, info_.graph_features, [&](std::size_t i) {
         if (!molecules[i]) throw ParseError("molecule " + std::to_string(i) + " is a null pointer");
         if (molecules[i]->getNumAtoms() == 0) throw ParseError("molecule " + std::to_string(i) + " has no atoms");
         return std::pair(std::shared_ptr<const RDKit::ROMol>(), molecules[i]);
@@ -241,13 +246,18 @@ Predictions Predictor::predict(const GraphDataset& data) {
         if (p.errors[i].empty()) kept.push_back(i);
     p.values.setConstant(kNaN);
     if (kept.empty()) return p;
+    // Molecule-level features the graphs do not hold yet are computed from their SMILES.
+    const bool need_u = c.graph_dim > 0 && data.graphs.front().u.size() != c.graph_dim;
+    if (need_u && data.smiles.size() != data.size())
+        throw ConfigError("this model also takes " + info_.graph_features + " molecule-level features (GraphSample::u); the graphs have neither them nor SMILES");
     Matrix values;
-    if (c.pe == "none") {
+    if (c.pe == "none" && !need_u) {
         values = predict_graphs(*model_, data, kept, options_.batch_size);
     } else {
-        GraphDataset with_pe = data;
-        add_positional_encodings(with_pe, c.pe);
-        values = predict_graphs(*model_, with_pe, kept, options_.batch_size);
+        GraphDataset with = data;
+        add_positional_encodings(with, c.pe);
+        if (need_u) add_molecule_features(with, info_.graph_features);
+        values = predict_graphs(*model_, with, kept, options_.batch_size);
     }
     for (std::size_t k = 0; k < kept.size(); ++k) p.values.row(static_cast<Eigen::Index>(kept[k])) = values.row(static_cast<Eigen::Index>(k));
     return p;
@@ -257,7 +267,7 @@ Matrix Predictor::graph_embeddings(const std::vector<std::string>& smiles, std::
     require_molecule_model(kind_, info_, "graph_embeddings");
     if (!model_) throw ConfigError("graph_embeddings needs an attention model; this is a fingerprint model");
     ThreadScope threads(options_.threads);
-    Featurized f = featurize_all(smiles.size(), false, [&](std::size_t i) {
+    Featurized f = featurize_all(smiles.size(), false, info_.graph_features, [&](std::size_t i) {
         std::shared_ptr<const RDKit::ROMol> mol = chem::parse_smiles(smiles[i]);
         return std::pair(mol, mol.get());
     });
@@ -274,7 +284,7 @@ Matrix Predictor::graph_embeddings(const std::vector<std::string>& smiles, std::
         const std::vector<std::size_t> idx(kept.begin() + static_cast<std::ptrdiff_t>(start),
                                            kept.begin() + static_cast<std::ptrdiff_t>(std::min(kept.size(), start + options_.batch_size)));
         const GraphBatchData b = make_batch_data(f.data, idx);
-        model_->forward(b.batch, b.x, &b.edge_attr, /*training=*/false);
+        model_->forward(b.batch, b.x, &b.edge_attr, /*training=*/false, nullptr, &b.u);
         const Matrix& g = model_->graph_embeddings();
         if (g.cols() != pooled.cols()) pooled.conservativeResize(Eigen::NoChange, g.cols());
         pooled.middleRows(static_cast<Eigen::Index>(start), g.rows()) = g;
@@ -300,7 +310,9 @@ std::vector<AttentionWeight> Predictor::molecule_attention(const std::string& sm
     ThreadScope threads(options_.threads);
     const auto mol = chem::parse_smiles(smiles);
     GraphSample s = chem::featurize_molecule(*mol);
-    run_graph(s.graph, s.x, &s.edge_attr);
+    const std::vector<float> u = chem::molecule_features(*mol, info_.graph_features);
+    const Matrix u_row = Eigen::Map<const Matrix>(u.data(), 1, static_cast<Eigen::Index>(u.size()));
+    run_graph(s.graph, s.x, &s.edge_attr, &u_row);
     std::vector<AttentionWeight> out;
     append_attention(*model_, out);
     return out;
@@ -308,9 +320,11 @@ std::vector<AttentionWeight> Predictor::molecule_attention(const std::string& sm
 
 // One forward of a user's graph (x without PE columns); node models: the node forward (N×K
 // logits), graph models: a batch of one graph (1×T raw outputs).
-Matrix Predictor::run_graph(const Graph& graph, const Matrix& x, const Matrix* edge_attr) {
+Matrix Predictor::run_graph(const Graph& graph, const Matrix& x, const Matrix* edge_attr, const Matrix* graph_attr) {
     if (!model_) throw ConfigError("a fingerprint model predicts from SMILES only");
     const ModelConfig& c = model_->config();
+    if (c.graph_dim > 0 && !graph_attr)
+        throw ConfigError("this model also takes " + info_.graph_features + " molecule-level features computed from the molecule; use predict_smiles or predict_molecules");
     if (x.rows() != graph.num_nodes())
         throw ShapeError("x has " + std::to_string(x.rows()) + " rows, the graph has " + std::to_string(graph.num_nodes()) + " nodes");
     Matrix in;
@@ -337,9 +351,9 @@ Matrix Predictor::run_graph(const Graph& graph, const Matrix& x, const Matrix* e
         attr = *edge_attr;
     }
     GraphDataset one;
-    one.graphs.push_back({graph, std::move(in), std::move(attr)});
+    one.graphs.push_back({graph, std::move(in), std::move(attr), graph_attr ? *graph_attr : Matrix()});
     batch_ = std::make_unique<GraphBatchData>(make_batch_data(one, {0}));
-    return model_->forward(batch_->batch, batch_->x, c.edge_dim > 0 ? &batch_->edge_attr : nullptr, /*training=*/false);
+    return model_->forward(batch_->batch, batch_->x, c.edge_dim > 0 ? &batch_->edge_attr : nullptr, /*training=*/false, nullptr, &batch_->u);
 }
 
 Predictions Predictor::predict_graph(const Graph& graph, const Matrix& x, const Matrix* edge_attr) {

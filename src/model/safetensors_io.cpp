@@ -27,6 +27,7 @@ json config_to_json(const ModelConfig& c) {
             {"add_self_loops", c.add_self_loops},
             {"activation", to_string(c.activation)},
             {"edge_dim", c.edge_dim},
+            {"graph_dim", c.graph_dim},
             {"readout", c.readout},
             {"mlp_hidden", c.mlp_hidden},
             {"mlp_dropout", c.mlp_dropout},
@@ -61,6 +62,7 @@ ModelConfig config_from_json(const json& j) {
     c.add_self_loops = j.at("add_self_loops").get<bool>();
     c.activation = parse_activation(j.at("activation").get<std::string>());
     c.edge_dim = integer_of<int>(j, "edge_dim", 0);
+    c.graph_dim = integer_of<int>(j, "graph_dim", 0);
     c.readout = j.value("readout", std::string("mean"));
     c.mlp_hidden = integer_of<int>(j, "mlp_hidden", 256);
     c.mlp_dropout = j.value("mlp_dropout", 0.0);
@@ -86,6 +88,10 @@ json info_to_json(const ModelInfo& info) {
             {"target_std", info.target_std},
             {"feature_normalization", info.feature_normalization},
             {"featurizer", info.featurizer},
+            {"graph_features", info.graph_features},
+            {"graph_feature_names", info.graph_feature_names},
+            {"graph_feature_mean", info.graph_feature_mean},
+            {"graph_feature_std", info.graph_feature_std},
             {"smiles_column", info.smiles_column},
             {"data_name", info.data_name},
             {"metrics", info.metrics},
@@ -101,6 +107,10 @@ ModelInfo info_from_json(const json& j) {
     info.target_std = j.value("target_std", std::vector<double>());
     info.feature_normalization = j.at("feature_normalization").get<std::string>();
     info.featurizer = j.value("featurizer", std::string());
+    info.graph_features = j.value("graph_features", std::string("none"));
+    info.graph_feature_names = j.value("graph_feature_names", std::vector<std::string>());
+    info.graph_feature_mean = j.value("graph_feature_mean", std::vector<double>());
+    info.graph_feature_std = j.value("graph_feature_std", std::vector<double>());
     info.smiles_column = j.value("smiles_column", std::string());
     info.data_name = j.value("data_name", std::string());
     // JSON has no NaN: a metric that was undefined (e.g. ROC AUC of a one-class test set) is

@@ -1,6 +1,7 @@
 #include "gatkit/train/fit.hpp"
 
 #include "gatkit/chem/featurize.hpp"
+#include "gatkit/chem/mol_features.hpp"
 #include "gatkit/chem/scaffold.hpp"
 #include "gatkit/chem/smiles.hpp"
 #include "gatkit/core/parallel.hpp"
@@ -44,6 +45,30 @@ ModelConfig graph_model_defaults() {
 void add_positional_encodings(GraphDataset& data, const std::string& spec) {
     if (spec == "none") return;
     for (GraphSample& s : data.graphs) s.x = with_positional_encoding(s.graph, std::move(s.x), spec);
+}
+
+void add_molecule_features(GraphDataset& data, const std::string& kind) {
+    chem::check_molecule_features(kind);
+    if (kind == "none") return;
+    if (data.smiles.size() != data.size() && data.size() > 0)
+        throw ConfigError("molecule features (" + kind + ") need molecules (SMILES); " + (data.name.empty() ? std::string("these graphs") : data.name) +
+                          " has none");
+    const auto n = static_cast<std::ptrdiff_t>(data.size());
+    std::vector<std::string> errors(data.size());
+#pragma omp parallel for schedule(dynamic, 16)
+    for (std::ptrdiff_t i = 0; i < n; ++i) {
+        const auto k = static_cast<std::size_t>(i);
+        try {
+            const std::vector<float> v = chem::molecule_features(*chem::parse_smiles(data.smiles[k]), kind);
+            data.graphs[k].u = Eigen::Map<const Matrix>(v.data(), 1, static_cast<Eigen::Index>(v.size()));
+        } catch (const Error& e) {
+            errors[k] = e.what();
+        }
+    }
+    for (std::size_t k = 0; k < errors.size(); ++k)
+        if (!errors[k].empty())
+            throw ParseError("molecule features (" + kind + ") of '" + clip(data.smiles[k], 60) + "'" +
+                             (k < data.source_rows.size() ? " (row " + std::to_string(data.source_rows[k]) + ")" : "") + ": " + errors[k]);
 }
 
 void check_full_mask_sizes(const GraphDataset& data, int max_nodes) {
@@ -142,7 +167,14 @@ Model make_graph_model(const GraphDataset& data, const GraphFitOptions& options,
     config.num_classes = outputs;
     config.edge_dim = options.edge_features ? static_cast<int>(data.graphs.front().edge_attr.cols()) : 0;
     config.target_type = target_type;
+    const std::vector<std::string>& feature_names = chem::molecule_feature_names(options.mol_features);
+    config.graph_dim = static_cast<int>(feature_names.size());
+    if (data.graphs.front().u.size() != config.graph_dim)
+        throw ConfigError("molecule features " + options.mol_features + " have " + std::to_string(config.graph_dim) + " columns, the data's graphs hold " +
+                          std::to_string(data.graphs.front().u.size()) + " (add_molecule_features first)");
     Model model(config, init_seed);
+    model.info().graph_features = options.mol_features;
+    model.info().graph_feature_names = feature_names;
     model.info().target_names = data.target_names;
     model.info().class_names = data.class_names;
     model.info().featurizer = data.smiles.empty() ? "tu" : chem::featurizer_id();
@@ -175,6 +207,7 @@ MoleculeTrainResult train_molecules(const std::string& path, const MoleculeTrain
 
     const ModelConfig& wanted = options.fit.model;
     add_positional_encodings(data, wanted.pe);
+    add_molecule_features(data, options.fit.mol_features);
     if (parse_mask(wanted.mask).kind == MaskKind::full) check_full_mask_sizes(data, wanted.max_full_nodes);
     Model model = make_graph_model(data, options.fit, init_seed);
     model.info().smiles_column = options.smiles_column;

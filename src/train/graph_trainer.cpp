@@ -1,5 +1,6 @@
 #include "gatkit/train/graph_trainer.hpp"
 
+#include "gatkit/chem/mol_features.hpp"
 #include "gatkit/core/error.hpp"
 #include "gatkit/core/stats.hpp"
 #include "gatkit/train/loss.hpp"
@@ -47,6 +48,29 @@ double validation_loss(const std::string& target_type, const Matrix& pred, const
     return n ? sum / static_cast<double>(n) : std::numeric_limits<double>::quiet_NaN();
 }
 
+// Molecule-level features are standardised with the training graphs' mean and standard deviation
+// (computed again on every call, so a resumed run gets the same numbers); kinds whose columns are
+// used as they are (Morgan bits) keep mean 0 and std 1. A constant column keeps std 1.
+void fit_graph_feature_scaling(ModelInfo& info, const GraphDataset& data, const std::vector<std::size_t>& train, int width) {
+    const auto U = static_cast<std::size_t>(width);
+    for (const std::size_t i : train)
+        if (data.graphs[i].u.size() != width)
+            throw ShapeError("graph " + std::to_string(i) + " has " + std::to_string(data.graphs[i].u.size()) +
+                             " molecule-level features, the model takes " + std::to_string(width) + " (" + info.graph_features + ")");
+    info.graph_feature_mean.assign(U, 0.0);
+    info.graph_feature_std.assign(U, 1.0);
+    if (!chem::molecule_features_standardised(info.graph_features)) return;
+    for (std::size_t k = 0; k < U; ++k) {
+        double sum = 0, sq = 0;
+        for (const std::size_t i : train) sum += data.graphs[i].u(0, static_cast<Eigen::Index>(k));
+        const double mean = sum / static_cast<double>(train.size());
+        for (const std::size_t i : train) sq += std::pow(data.graphs[i].u(0, static_cast<Eigen::Index>(k)) - mean, 2);
+        const double sd = train.size() > 1 ? std::sqrt(sq / static_cast<double>(train.size() - 1)) : 0.0;
+        info.graph_feature_mean[k] = mean;
+        info.graph_feature_std[k] = sd > 1e-12 ? sd : 1.0;
+    }
+}
+
 }  // namespace
 
 std::string selection_metric_for(const std::string& target_type, const std::string& requested) {
@@ -74,6 +98,7 @@ GraphBatchData make_batch_data(const GraphDataset& data, const std::vector<std::
     GraphBatchData b;
     const Eigen::Index f = data.graphs.empty() ? 0 : data.graphs.front().x.cols();
     const Eigen::Index d = data.graphs.empty() ? 0 : data.graphs.front().edge_attr.cols();
+    const Eigen::Index U = data.graphs.empty() ? 0 : data.graphs.front().u.cols();
     // Each graph's rows start at a running sum of the sizes before it, so the copies below are
     // independent and run in parallel (the training loop waited on them on one thread).
     const auto G = static_cast<std::ptrdiff_t>(graphs.size());
@@ -88,11 +113,17 @@ GraphBatchData make_batch_data(const GraphDataset& data, const std::vector<std::
     b.batch = make_batch(gs);
     b.x.resize(row0.back(), f);
     b.edge_attr.resize(edge0.back(), d);
+    b.u.resize(G, U);
+    for (std::size_t k = 0; k < graphs.size() && U > 0; ++k)
+        if (data.graphs[graphs[k]].u.rows() != 1 || data.graphs[graphs[k]].u.cols() != U)
+            throw ShapeError("graph " + std::to_string(graphs[k]) + " has " + std::to_string(data.graphs[graphs[k]].u.size()) +
+                             " molecule-level features, the first graph has " + std::to_string(U));
 #pragma omp parallel for schedule(dynamic, 8)
     for (std::ptrdiff_t k = 0; k < G; ++k) {
         const GraphSample& s = data.graphs[graphs[static_cast<std::size_t>(k)]];
         b.x.middleRows(row0[static_cast<std::size_t>(k)], s.x.rows()) = s.x;
         if (d > 0) b.edge_attr.middleRows(edge0[static_cast<std::size_t>(k)], s.edge_attr.rows()) = s.edge_attr;
+        if (U > 0) b.u.row(k) = s.u.row(0);
     }
     return b;
 }
@@ -113,7 +144,7 @@ Matrix predict_graphs(Model& model, const GraphDataset& data, const std::vector<
         const std::vector<std::size_t> chunk(graphs.begin() + static_cast<std::ptrdiff_t>(start),
                                              graphs.begin() + static_cast<std::ptrdiff_t>(std::min(graphs.size(), start + batch_size)));
         const GraphBatchData b = make_batch_data(data, chunk);
-        const Matrix y = output_values(c.target_type, model.info(), model.forward(b.batch, b.x, &b.edge_attr, /*training=*/false));
+        const Matrix y = output_values(c.target_type, model.info(), model.forward(b.batch, b.x, &b.edge_attr, /*training=*/false, nullptr, &b.u));
         out.middleRows(static_cast<Eigen::Index>(start), y.rows()) = y;
     }
     return out;
@@ -207,6 +238,7 @@ GraphTrainResult train_graph_model(Model& model, const GraphDataset& data, const
             targets.col(t) = ((targets.col(t).array() - static_cast<float>(mean)) / static_cast<float>(info.target_std[t])).matrix();
         }
     }
+    if (c.graph_dim > 0) fit_graph_feature_scaling(model.info(), data, split.train, c.graph_dim);
     check_lr_schedule(o.schedule);
     auto params = model.parameters();
     AdamT<float> adam(params, o.adam);
@@ -261,7 +293,7 @@ GraphTrainResult train_graph_model(Model& model, const GraphDataset& data, const
             if (o.augment) o.augment(b.x, rng);
             const Matrix batch_targets = rows_of(targets, chunk);
             adam.zero_grad();
-            const Matrix out = model.forward(b.batch, b.x, &b.edge_attr, /*training=*/true, &rng);
+            const Matrix out = model.forward(b.batch, b.x, &b.edge_attr, /*training=*/true, &rng, &b.u);
             LossResult<float> loss;
             if (c.target_type == "binary") {
                 if (!batch_targets.array().isNaN().all()) loss = bce_with_logits(out, batch_targets);

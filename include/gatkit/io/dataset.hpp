@@ -29,6 +29,7 @@ struct GraphSample {
     Graph graph;      // edges in both directions for undirected graphs (bonds), no self-loops
     Matrix x;         // N×F node (atom) features
     Matrix edge_attr; // E×D edge (bond) features, row e = edge id e of `graph`; 0 columns if none
+    Matrix u;         // 1×U graph-level (molecule) features, chem/mol_features.hpp; 0 columns if none
 };
 
 // Many small graphs with graph-level targets (molecules, TU data sets).

@@ -34,6 +34,7 @@ struct ModelConfig {
 
     // Graph task: attention layers (all hidden, heads concatenated) → readout → MLP head.
     int edge_dim = 0;               // bond/edge feature width entering the attention score
+    int graph_dim = 0;              // molecule-level feature columns entering the MLP head beside the readout (ModelInfo::graph_features)
     std::string readout = "mean";   // mean | sum | max | attention
     int mlp_hidden = 256;           // hidden width of the MLP head
     double mlp_dropout = 0.0;
@@ -66,6 +67,13 @@ struct ModelInfo {
     std::vector<double> target_mean, target_std;         // regression: targets were standardised with these
     std::string feature_normalization = "row";           // node inputs: row | none
     std::string featurizer;                              // graph inputs: the featurizer id (molecules) or "tu"
+    // Graph models with molecule-level features (config.graph_dim > 0; chem/mol_features.hpp):
+    // their kind (none | rdkit2d | morgan), column names, and the training set's mean and
+    // standard deviation of each column (the model standardises with them; mean 0, std 1 for
+    // columns used as they are).
+    std::string graph_features = "none";
+    std::vector<std::string> graph_feature_names;
+    std::vector<double> graph_feature_mean, graph_feature_std;
     std::string smiles_column;                           // molecules: the SMILES column it was trained with
     std::string data_name;                               // the data set it was trained on
     std::map<std::string, double> metrics;               // training metrics (val_accuracy, …)

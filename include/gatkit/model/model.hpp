@@ -7,7 +7,10 @@
 // Graph task (molecules, TU graphs), on a batch of graphs as one block-diagonal graph:
 //   hˡ = act(Attn_l(dropout(hˡ⁻¹), edge_attr))      for l = 1..L (heads concatenated)
 //   g_b = readout_{i ∈ graph b}(hᴸ_i)               (mean | sum | max | attention)
-//   out = MLP(g)                                    (B×T logits or values)
+//   out = MLP([g ‖ s(u)])                           (B×T logits or values)
+// where u (B×graph_dim, absent when graph_dim = 0) are molecule-level features
+// (chem/mol_features.hpp) and s standardises them with ModelInfo's graph_feature_mean/std,
+// clipped to ±kGraphFeatureClip.
 //
 // Attn is the layer `conv` names (gat | gatv2 | transformer; nn/attention.hpp), optionally as a
 // transformer block (`block`), run on the `mask` graph of the input (edges | khop:K | full;
@@ -55,8 +58,12 @@ public:
     // trainer passes) go to the first layer as sparse rows. Off: always dense (same numbers up
     // to the order of float sums; for comparisons and measurements).
     void set_sparse_input(bool on) { sparse_input_ = on; }
-    // Graph task: B×T outputs for a batch; edge_attr E×edge_dim (nullptr when edge_dim = 0).
-    Matrix forward(const GraphBatch& batch, const Matrix& x, const Matrix* edge_attr, bool training, Rng* rng = nullptr);
+    // Graph task: B×T outputs for a batch; edge_attr E×edge_dim (nullptr when edge_dim = 0);
+    // graph_attr B×graph_dim raw molecule-level features (needed when graph_dim > 0).
+    Matrix forward(const GraphBatch& batch, const Matrix& x, const Matrix* edge_attr, bool training, Rng* rng = nullptr,
+                   const Matrix* graph_attr = nullptr);
+    // Standardised molecule-level features beyond this many standard deviations are clipped.
+    static constexpr float kGraphFeatureClip = 6.0f;
     // The gradient of the loss with respect to the last forward's output; accumulates every
     // parameter gradient.
     void backward(const Matrix& dout);

@@ -137,7 +137,7 @@ private:
     std::string target_type_;
     // The batch of the last run_graph: the layers' attention graphs point into it.
     std::unique_ptr<GraphBatchData> batch_;
-    Matrix run_graph(const Graph& graph, const Matrix& x, const Matrix* edge_attr);
+    Matrix run_graph(const Graph& graph, const Matrix& x, const Matrix* edge_attr, const Matrix* graph_attr = nullptr);
 };
 
 // Converts a Boost.Graph graph to gatkit's Graph, keeping the order of boost::edges(g) as

@@ -75,11 +75,12 @@ std::string selection_metric_for(const std::string& target_type, const std::stri
 // column); class names present (TU data) with more than 2 classes → multiclass; else regression.
 std::string infer_target_type(const GraphDataset& data);
 
-// One mini-batch: the block-diagonal graph and the stacked node / edge features.
+// One mini-batch: the block-diagonal graph and the stacked node / edge / graph features.
 struct GraphBatchData {
     GraphBatch batch;
     Matrix x;
     Matrix edge_attr;
+    Matrix u;  // B×U molecule-level features (0 columns when the graphs have none)
 };
 GraphBatchData make_batch_data(const GraphDataset& data, const std::vector<std::size_t>& graphs);
 
