@@ -4,6 +4,7 @@
 #include "common.hpp"
 #include "node_network.hpp"
 
+#include "gatkit/chem/mol_features.hpp"
 #include "gatkit/core/error.hpp"
 #include "gatkit/core/parallel.hpp"
 #include "gatkit/nn/masks.hpp"
@@ -31,6 +32,7 @@ int run_train(const TrainArgs& a) {
         LrSchedule schedule{.kind = a.lr_schedule};
         if (a.warmup_epochs) schedule.warmup_epochs = *a.warmup_epochs;
         check_lr_schedule(schedule);
+        chem::check_molecule_features(a.mol_features);
     } catch (const ConfigError& e) {
         throw UserError(e.what());
     }
@@ -209,8 +211,8 @@ void add_train_command(CLI::App& app, Action& action) {
     c->add_flag("--no-edge-features", a->no_edge_features, "graph: leave bond features out of the attention score");
     c->add_option("--mol-features", a->mol_features,
                   "graph, molecules: molecule-level features entering the MLP head beside the readout (Chemprop's --features_generator): "
-                  "none | rdkit2d (RDKit descriptors and MQN counts, standardised on the training set) | morgan (2048 Morgan bits, radius 2)")
-        ->check(CLI::IsMember({"none", "rdkit2d", "morgan"}))
+                  "none | rdkit2d (RDKit descriptors and MQN counts, standardised on the training set) | morgan (2048 Morgan bits, radius 2) | "
+                  "both, comma-separated (rdkit2d,morgan)")
         ->capture_default_str();
     c->add_option("--activation", a->activation, "Between layers: elu|relu|leaky_relu")->capture_default_str();
     c->add_option("--negative-slope", a->negative_slope, "LeakyReLU slope in the attention score")->capture_default_str();

@@ -7,25 +7,47 @@
 #include <GraphMol/Descriptors/Property.h>
 #include <GraphMol/ROMol.h>
 
+#include <algorithm>
 #include <cmath>
+#include <map>
+#include <mutex>
 
 namespace gatkit::chem {
 
 namespace {
 
 constexpr int kMorganBits = 2048;
+constexpr int kMqnCount = 42;
 
 const RDKit::Descriptors::Properties& rdkit_properties() {
     static const RDKit::Descriptors::Properties properties;  // every descriptor RDKit registers
     return properties;
 }
 
-std::vector<std::string> make_names(const std::string& kind) {
+// The kinds of a spec, in order ("none": none). Throws ConfigError for anything else.
+std::vector<std::string> kinds_of(const std::string& spec) {
+    if (spec == "none") return {};
+    std::vector<std::string> kinds;
+    std::size_t start = 0;
+    while (true) {
+        const std::size_t comma = spec.find(',', start);
+        const std::string kind = spec.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        if (kind != "rdkit2d" && kind != "morgan")
+            throw ConfigError("molecule features '" + spec + "': '" + kind + "' is not one of rdkit2d, morgan (or none; combine with a comma, e.g. rdkit2d,morgan)");
+        if (std::find(kinds.begin(), kinds.end(), kind) != kinds.end())
+            throw ConfigError("molecule features '" + spec + "' name " + kind + " twice");
+        kinds.push_back(kind);
+        if (comma == std::string::npos) return kinds;
+        start = comma + 1;
+    }
+}
+
+std::vector<std::string> names_of_kind(const std::string& kind) {
     std::vector<std::string> names;
     if (kind == "rdkit2d") {
         names = rdkit_properties().getPropertyNames();
-        for (int k = 1; k <= 42; ++k) names.push_back("MQN" + std::to_string(k));
-    } else if (kind == "morgan") {
+        for (int k = 1; k <= kMqnCount; ++k) names.push_back("MQN" + std::to_string(k));
+    } else {
         for (int k = 0; k < kMorganBits; ++k) names.push_back("morgan" + std::to_string(k));
     }
     return names;
@@ -33,31 +55,46 @@ std::vector<std::string> make_names(const std::string& kind) {
 
 }  // namespace
 
-void check_molecule_features(const std::string& kind) {
-    if (kind != "none" && kind != "rdkit2d" && kind != "morgan")
-        throw ConfigError("molecule features '" + kind + "' are not one of none, rdkit2d, morgan");
+void check_molecule_features(const std::string& spec) { kinds_of(spec); }
+
+const std::vector<std::string>& molecule_feature_names(const std::string& spec) {
+    const std::vector<std::string> kinds = kinds_of(spec);
+    static std::mutex mutex;
+    static std::map<std::string, std::vector<std::string>> cache;  // nodes never move: references stay valid
+    const std::lock_guard<std::mutex> lock(mutex);
+    auto it = cache.find(spec);
+    if (it == cache.end()) {
+        std::vector<std::string> names;
+        for (const auto& kind : kinds) {
+            const std::vector<std::string> part = names_of_kind(kind);
+            names.insert(names.end(), part.begin(), part.end());
+        }
+        it = cache.emplace(spec, std::move(names)).first;
+    }
+    return it->second;
 }
 
-const std::vector<std::string>& molecule_feature_names(const std::string& kind) {
-    check_molecule_features(kind);
-    static const std::vector<std::string> none, rdkit2d = make_names("rdkit2d"), morgan = make_names("morgan");
-    return kind == "rdkit2d" ? rdkit2d : kind == "morgan" ? morgan : none;
+std::vector<bool> molecule_feature_standardised(const std::string& spec) {
+    std::vector<bool> out;
+    for (const auto& kind : kinds_of(spec)) out.insert(out.end(), names_of_kind(kind).size(), kind == "rdkit2d");
+    return out;
 }
 
-bool molecule_features_standardised(const std::string& kind) { return kind == "rdkit2d"; }
-
-std::vector<float> molecule_features(const RDKit::ROMol& mol, const std::string& kind) {
-    check_molecule_features(kind);
+std::vector<float> molecule_features(const RDKit::ROMol& mol, const std::string& spec) {
     std::vector<float> out;
-    if (kind == "rdkit2d") {
-        for (const double v : rdkit_properties().computeProperties(mol)) out.push_back(std::isfinite(v) ? static_cast<float>(v) : 0.0f);
-        for (const unsigned v : RDKit::Descriptors::calcMQNs(mol)) out.push_back(static_cast<float>(v));
-        if (out.size() != molecule_feature_names(kind).size())
-            throw Error("rdkit2d features: RDKit returned " + std::to_string(out.size()) + " values for " +
-                        std::to_string(molecule_feature_names(kind).size()) + " names");
-    } else if (kind == "morgan") {
-        out.assign(kMorganBits, 0.0f);
-        for (const std::uint32_t bit : morgan_bits(mol, 2, kMorganBits)) out[bit] = 1.0f;
+    for (const auto& kind : kinds_of(spec)) {
+        if (kind == "rdkit2d") {
+            const std::size_t first = out.size();
+            for (const double v : rdkit_properties().computeProperties(mol)) out.push_back(std::isfinite(v) ? static_cast<float>(v) : 0.0f);
+            for (const unsigned v : RDKit::Descriptors::calcMQNs(mol)) out.push_back(static_cast<float>(v));
+            const std::size_t expected = rdkit_properties().getPropertyNames().size() + kMqnCount;
+            if (out.size() - first != expected)
+                throw Error("rdkit2d features: RDKit returned " + std::to_string(out.size() - first) + " values for " + std::to_string(expected) + " names");
+        } else {
+            const std::size_t first = out.size();
+            out.resize(first + kMorganBits, 0.0f);
+            for (const std::uint32_t bit : morgan_bits(mol, 2, kMorganBits)) out[first + bit] = 1.0f;
+        }
     }
     return out;
 }

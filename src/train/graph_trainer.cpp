@@ -59,8 +59,12 @@ void fit_graph_feature_scaling(ModelInfo& info, const GraphDataset& data, const 
                              " molecule-level features, the model takes " + std::to_string(width) + " (" + info.graph_features + ")");
     info.graph_feature_mean.assign(U, 0.0);
     info.graph_feature_std.assign(U, 1.0);
-    if (!chem::molecule_features_standardised(info.graph_features)) return;
+    const std::vector<bool> standardised = chem::molecule_feature_standardised(info.graph_features);
+    if (standardised.size() != U)
+        throw ConfigError("molecule features " + info.graph_features + " have " + std::to_string(standardised.size()) + " columns, the model takes " +
+                          std::to_string(U));
     for (std::size_t k = 0; k < U; ++k) {
+        if (!standardised[k]) continue;
         double sum = 0, sq = 0;
         for (const std::size_t i : train) sum += data.graphs[i].u(0, static_cast<Eigen::Index>(k));
         const double mean = sum / static_cast<double>(train.size());

@@ -99,10 +99,28 @@ TEST_CASE("rdkit2d columns are RDKit's descriptors then the 42 MQN counts; morga
     }
     CHECK(on == chem::morgan_bits(*aspirin));
     CHECK(chem::molecule_features(*aspirin, "none").empty());
-    CHECK(chem::molecule_features_standardised("rdkit2d"));
-    CHECK_FALSE(chem::molecule_features_standardised("morgan"));
+    CHECK(chem::molecule_feature_standardised("rdkit2d") == std::vector<bool>(names.size(), true));
+    CHECK(chem::molecule_feature_standardised("morgan") == std::vector<bool>(2048, false));
+
+    // Kinds combine with a comma, in the order given.
+    const std::vector<float> both = chem::molecule_features(*aspirin, "rdkit2d,morgan");
+    REQUIRE(both.size() == d.size() + m.size());
+    CHECK(std::equal(d.begin(), d.end(), both.begin()));
+    CHECK(std::equal(m.begin(), m.end(), both.begin() + static_cast<std::ptrdiff_t>(d.size())));
+    const auto& both_names = chem::molecule_feature_names("rdkit2d,morgan");
+    REQUIRE(both_names.size() == both.size());
+    CHECK(both_names[d.size()] == "morgan0");
+    const std::vector<bool> scaled = chem::molecule_feature_standardised("morgan,rdkit2d");
+    CHECK_FALSE(scaled.front());
+    CHECK(scaled.back());
+
     CHECK_THROWS_AS(chem::molecule_features(*aspirin, "rdkit3d"), ConfigError);
-    CHECK_THROWS_WITH(chem::check_molecule_features("ecfp"), Contains("none, rdkit2d, morgan"));
+    CHECK_THROWS_WITH(chem::check_molecule_features("ecfp"), Contains("not one of rdkit2d, morgan"));
+    CHECK_THROWS_WITH(chem::check_molecule_features("morgan,morgan"), Contains("twice"));
+    for (const char* bad : {"", ",", "rdkit2d,", "none,morgan", "RDKIT2D"}) {
+        CAPTURE(bad);
+        CHECK_THROWS_AS(chem::check_molecule_features(bad), ConfigError);
+    }
 }
 
 TEST_CASE("add_molecule_features fills u from the SMILES with 1 and 2 threads, and refuses graphs without SMILES", "[chem][mol_features][threads]") {
@@ -274,7 +292,7 @@ TEST_CASE("gatkit train --mol-features: CLI training, prediction beside the libr
     TempDir dir;
     const std::string csv = dir.write("mols.csv", molecule_csv());
     const std::string model = dir.file("m.gatkit");
-    for (const std::string kind : {"rdkit2d", "morgan"}) {
+    for (const std::string kind : {"rdkit2d", "morgan", "rdkit2d,morgan"}) {
         CAPTURE(kind);
         const auto r = run_gatkit("train --task graph --data " + csv + " --target-columns has_n --epochs 2 --layers 1 --heads 2 --hidden 4 --mlp-hidden 8 " +
                                   "--threads 1 --quiet --mol-features " + kind + " --out " + model + " --metrics-json " + dir.file("m.json"));

@@ -10,6 +10,9 @@
 //   morgan   the 2048 bits of RDKit's Morgan fingerprint, radius 2 (the fingerprint
 //            baseline's input, chem/fingerprint.hpp), as 0/1 columns.
 //
+// Kinds combine with a comma, as Chemprop's generators do: "rdkit2d,morgan" is the rdkit2d
+// columns, then the morgan ones.
+//
 // The column names go into model files, and prediction compares them with this gatkit's, so a
 // model trained with one RDKit's descriptor set is never fed another's.
 #pragma once
@@ -23,14 +26,15 @@ class ROMol;
 
 namespace gatkit::chem {
 
-// Throws ConfigError for a kind that is not none, rdkit2d or morgan.
-void check_molecule_features(const std::string& kind);
-// The column names of a kind, in column order ("none": no names).
-const std::vector<std::string>& molecule_feature_names(const std::string& kind);
-// Whether a kind's columns are standardised before the head (rdkit2d: yes; morgan bits: no).
-bool molecule_features_standardised(const std::string& kind);
-// The columns of one molecule (molecule_feature_names(kind).size() values). `mol` must be
+// Throws ConfigError for a spec that is not none or a comma-separated list of distinct kinds
+// among rdkit2d and morgan.
+void check_molecule_features(const std::string& spec);
+// The column names of a spec, in column order ("none": no names).
+const std::vector<std::string>& molecule_feature_names(const std::string& spec);
+// Per column: whether it is standardised before the head (rdkit2d: yes; morgan bits: no).
+std::vector<bool> molecule_feature_standardised(const std::string& spec);
+// The columns of one molecule (molecule_feature_names(spec).size() values). `mol` must be
 // sanitised, as parse_smiles returns it. A descriptor RDKit cannot compute (NaN, ±inf) becomes 0.
-std::vector<float> molecule_features(const RDKit::ROMol& mol, const std::string& kind);
+std::vector<float> molecule_features(const RDKit::ROMol& mol, const std::string& spec);
 
 }  // namespace gatkit::chem
