@@ -130,13 +130,8 @@ TEST_CASE("A full mask refuses a 1,000-atom molecule above --max-full-nodes: at 
 
 TEST_CASE("the library Predictor gives a molecule too large for a full mask an error row", "[edge-cases][predictor]") {
     TempDir dir;
-    gatkit::MoleculeTrainOptions o;
-    o.target_columns = {"has_n"};
-    o.threads = 1;
+    gatkit::MoleculeTrainOptions o = gatkit::test::small_molecule_options();
     o.fit.model.layers = 1;
-    o.fit.model.heads = 2;
-    o.fit.model.hidden = 8;
-    o.fit.model.mlp_hidden = 8;
     o.fit.model.mask = "full";
     o.fit.model.max_full_nodes = 6;  // the largest training molecule, benzene, has 6 atoms
     o.fit.train.epochs = 2;

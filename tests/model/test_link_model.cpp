@@ -9,6 +9,7 @@
 #include "gatkit/train/link_trainer.hpp"
 #include "gatkit/train/loss.hpp"
 #include "support/fixtures.hpp"
+#include "support/gradcheck.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -37,9 +38,8 @@ ModelConfig small_config(const std::string& task, const std::string& input, int 
     return c;
 }
 
-// Central differences in float on a handful of entries of every parameter. An entry where the
-// one-sided differences disagree sits on a kink (ReLU/ELU/LeakyReLU switching inside the step):
-// it is skipped, and at most a few may be.
+// Finite differences of Σ decode ⊙ w (support/gradcheck.hpp); at most a tenth of the sampled
+// entries may sit on a kink.
 void check_model_gradients(LinkModel& model, const Graph& g, const Matrix& x, const std::vector<NodePair>& pairs, const Matrix& w) {
     auto loss = [&] {
         model.encode(g, x, false);
@@ -50,29 +50,9 @@ void check_model_gradients(LinkModel& model, const Graph& g, const Matrix& x, co
     model.encode(g, x, false);
     model.decode(pairs, false);
     model.backward(w);
-    std::size_t checked = 0, kinks = 0;
-    const double base = loss();
-    for (auto* p : params) {
-        for (Eigen::Index k = 0; k < p->value.size(); k += std::max<Eigen::Index>(1, p->value.size() / 7)) {
-            const float saved = p->value.data()[k];
-            const float h = 1e-3f;
-            p->value.data()[k] = saved + h;
-            const double up = loss();
-            p->value.data()[k] = saved - h;
-            const double down = loss();
-            p->value.data()[k] = saved;
-            const double numeric = (up - down) / (2.0 * h), analytic = p->grad.data()[k];
-            if (std::abs((up - base) - (base - down)) / h > 2e-3 + 2e-2 * std::abs(numeric)) {
-                ++kinks;
-                continue;
-            }
-            INFO(p->name << "[" << k << "]: analytic " << analytic << " vs numeric " << numeric);
-            CHECK(std::abs(analytic - numeric) <= 2e-3 + 2e-2 * std::abs(numeric));
-            ++checked;
-        }
-    }
-    CHECK(checked > 20);
-    CHECK(kinks * 10 <= checked);
+    const auto n = gatkit::test::check_float_gradients(params, loss);
+    CHECK(n.checked > 20);
+    CHECK(n.kinks * 10 <= n.checked);
 }
 
 struct Planted {

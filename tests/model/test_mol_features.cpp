@@ -3,6 +3,7 @@
 // finite differences, the training set's scaling, model files, the Predictor and the command line.
 #include "support/cli.hpp"
 #include "support/fixtures.hpp"
+#include "support/gradcheck.hpp"
 
 #include "gatkit/gatkit.hpp"
 
@@ -37,16 +38,7 @@ std::size_t column_of(const std::string& kind, const std::string& name) {
     return static_cast<std::size_t>(it - names.begin());
 }
 
-// 24 molecules; the label says whether the molecule has a nitrogen.
-const std::vector<std::string> kSmiles = {"CCO",  "CCN",  "c1ccccc1", "c1ccncc1", "CC(=O)O",     "CC(=O)N",     "CCCC",   "CCCN",
-                                          "OCCO", "NCCN", "c1ccc(O)cc1", "c1ccc(N)cc1", "CC(C)C", "CC(C)N", "C1CCCCC1", "C1CCNCC1",
-                                          "CCOC", "CCNC", "O=CC=O",   "N#CC#N",   "CCCCO",       "CCCCN",       "COC",    "CNC"};
-
-std::string molecule_csv() {
-    std::string csv = "smiles,has_n\n";
-    for (const auto& s : kSmiles) csv += s + "," + (s.find_first_of("Nn") != std::string::npos ? "1" : "0") + "\n";
-    return csv;
-}
+const std::vector<std::string>& kSmiles = gatkit::test::kNitrogenSmiles;
 
 GraphDataset featurized(const std::vector<std::string>& smiles, const std::string& kind) {
     GraphDataset data;
@@ -204,48 +196,21 @@ TEST_CASE("The head sees [readout ‖ clipped standardised u]: dense reference a
     zero_grads(params);
     model.forward(b.batch, b.x, &b.edge_attr, false, nullptr, &b.u);
     model.backward(w);
-    std::size_t checked = 0, kinks = 0;
+    const auto n = gatkit::test::check_float_gradients(params, loss, 9);
+    CHECK(n.checked > 30);
+    CHECK(n.kinks * 10 <= n.checked);
+    // head.0.weight rows past the pooled width belong to u: they learn too.
     bool u_rows_have_gradient = false;
-    const double base = loss();
-    for (auto* p : params) {
-        const Eigen::Index stride = std::max<Eigen::Index>(1, p->value.size() / 9);
-        for (Eigen::Index k = 0; k < p->value.size(); k += stride) {
-            const float saved = p->value.data()[k];
-            const float h = 1e-3f;
-            p->value.data()[k] = saved + h;
-            const double up = loss();
-            p->value.data()[k] = saved - h;
-            const double down = loss();
-            p->value.data()[k] = saved;
-            const double numeric = (up - down) / (2.0 * h), analytic = p->grad.data()[k];
-            if (std::abs((up - base) - (base - down)) / h > 2e-3 + 2e-2 * std::abs(numeric)) {
-                ++kinks;
-                continue;
-            }
-            INFO(p->name << "[" << k << "]: analytic " << analytic << " vs numeric " << numeric);
-            CHECK(std::abs(analytic - numeric) <= 2e-3 + 2e-2 * std::abs(numeric));
-            ++checked;
-        }
-        // head.0.weight rows past the pooled width belong to u: they learn too.
+    for (auto* p : params)
         if (p->name == "head.0.weight") u_rows_have_gradient = p->grad.bottomRows(U).norm() > 0;
-    }
-    CHECK(checked > 30);
-    CHECK(kinks * 10 <= checked);
     CHECK(u_rows_have_gradient);
 }
 
 TEST_CASE("Training standardises u with the training graphs only; model files keep the scaling; predictions match", "[train][mol_features]") {
     TempDir dir;
-    MoleculeTrainOptions o;
-    o.target_columns = {"has_n"};
-    o.threads = 1;
-    o.fit.model.layers = 2;
-    o.fit.model.heads = 2;
-    o.fit.model.hidden = 8;
-    o.fit.model.mlp_hidden = 8;
-    o.fit.train.epochs = 3;
+    MoleculeTrainOptions o = gatkit::test::small_molecule_options();
     o.fit.mol_features = "rdkit2d";
-    MoleculeTrainResult r = train_molecules(dir.write("mols.csv", molecule_csv()), o);
+    MoleculeTrainResult r = train_molecules(dir.write("mols.csv", gatkit::test::nitrogen_molecules_csv()), o);
     const ModelInfo& info = r.model.info();
     const auto& names = chem::molecule_feature_names("rdkit2d");
     REQUIRE(r.model.config().graph_dim == static_cast<int>(names.size()));
@@ -290,7 +255,7 @@ TEST_CASE("Training standardises u with the training graphs only; model files ke
 
 TEST_CASE("gatkit train --mol-features: CLI training, prediction beside the library's, and refusals", "[cli][mol_features]") {
     TempDir dir;
-    const std::string csv = dir.write("mols.csv", molecule_csv());
+    const std::string csv = dir.write("mols.csv", gatkit::test::nitrogen_molecules_csv());
     const std::string model = dir.file("m.gatkit");
     for (const std::string kind : {"rdkit2d", "morgan", "rdkit2d,morgan"}) {
         CAPTURE(kind);

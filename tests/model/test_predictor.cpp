@@ -28,28 +28,9 @@ using gatkit::test::TempDir;
 
 namespace {
 
-// 24 molecules; the label says whether the molecule has a nitrogen.
-const std::vector<std::string> kSmiles = {"CCO",  "CCN",  "c1ccccc1", "c1ccncc1", "CC(=O)O",     "CC(=O)N",     "CCCC",   "CCCN",
-                                          "OCCO", "NCCN", "c1ccc(O)cc1", "c1ccc(N)cc1", "CC(C)C", "CC(C)N", "C1CCCCC1", "C1CCNCC1",
-                                          "CCOC", "CCNC", "O=CC=O",   "N#CC#N",   "CCCCO",       "CCCCN",       "COC",    "CNC"};
-
-std::string molecule_csv() {
-    std::string csv = "smiles,has_n\n";
-    for (const auto& s : kSmiles) csv += s + "," + (s.find_first_of("Nn") != std::string::npos ? "1" : "0") + "\n";
-    return csv;
-}
-
-MoleculeTrainOptions small_options() {
-    MoleculeTrainOptions o;
-    o.target_columns = {"has_n"};
-    o.threads = 1;
-    o.fit.model.layers = 2;
-    o.fit.model.heads = 2;
-    o.fit.model.hidden = 8;
-    o.fit.model.mlp_hidden = 8;
-    o.fit.train.epochs = 3;
-    return o;
-}
+const std::vector<std::string>& kSmiles = gatkit::test::kNitrogenSmiles;
+std::string molecule_csv() { return gatkit::test::nitrogen_molecules_csv(); }
+MoleculeTrainOptions small_options() { return gatkit::test::small_molecule_options(); }
 
 // A small trained molecule model in `dir` (training takes a fraction of a second).
 std::string trained_model(TempDir& dir) {

@@ -71,4 +71,26 @@ std::string TempDir::write(const std::string& name, const std::string& text) con
     return p;
 }
 
+const std::vector<std::string> kNitrogenSmiles = {"CCO",  "CCN",  "c1ccccc1", "c1ccncc1", "CC(=O)O",     "CC(=O)N",     "CCCC",   "CCCN",
+                                                  "OCCO", "NCCN", "c1ccc(O)cc1", "c1ccc(N)cc1", "CC(C)C", "CC(C)N", "C1CCCCC1", "C1CCNCC1",
+                                                  "CCOC", "CCNC", "O=CC=O",   "N#CC#N",   "CCCCO",       "CCCCN",       "COC",    "CNC"};
+
+std::string nitrogen_molecules_csv() {
+    std::string csv = "smiles,has_n\n";
+    for (const auto& s : kNitrogenSmiles) csv += s + "," + (s.find_first_of("Nn") != std::string::npos ? "1" : "0") + "\n";
+    return csv;
+}
+
+MoleculeTrainOptions small_molecule_options() {
+    MoleculeTrainOptions o;
+    o.target_columns = {"has_n"};
+    o.threads = 1;
+    o.fit.model.layers = 2;
+    o.fit.model.heads = 2;
+    o.fit.model.hidden = 8;
+    o.fit.model.mlp_hidden = 8;
+    o.fit.train.epochs = 3;
+    return o;
+}
+
 }  // namespace gatkit::test

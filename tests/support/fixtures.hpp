@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 namespace gatkit::test {
 
@@ -29,6 +30,13 @@ GraphDataset random_graph_dataset(int count, std::uint64_t seed = 21);
 // A small graph model for random_graph_dataset: 2 layers × 2 heads × 4, an 8-wide MLP head, no
 // edge features.
 GraphFitOptions tiny_graph_fit();
+
+// 24 small molecules and a CSV of them ("smiles,has_n": whether the molecule has a nitrogen).
+extern const std::vector<std::string> kNitrogenSmiles;
+std::string nitrogen_molecules_csv();
+// Options for training on that CSV in a fraction of a second: target has_n, 1 thread, 2 layers ×
+// 2 heads × 8, an 8-wide MLP head, 3 epochs.
+MoleculeTrainOptions small_molecule_options();
 
 // Writes `text` gzip-compressed to `path`.
 void write_gz(const std::string& path, const std::string& text);

@@ -1,5 +1,8 @@
 #include "support/gradcheck.hpp"
 
+#include <catch2/catch.hpp>
+
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -59,6 +62,31 @@ GradcheckResult check_input_gradient(MatrixT<double>& x, const MatrixT<double>& 
     for (Eigen::Index k = 0; k < x.size(); ++k)
         compare(r, "x", k, dx.data()[k], central_difference(x.data()[k], loss, step), tol, worst);
     return r;
+}
+
+FloatGradcheckCounts check_float_gradients(const ParameterList<float>& params, const std::function<double()>& loss, Eigen::Index samples) {
+    FloatGradcheckCounts n;
+    const double base = loss();
+    for (auto* p : params) {
+        for (Eigen::Index k = 0; k < p->value.size(); k += std::max<Eigen::Index>(1, p->value.size() / samples)) {
+            const float saved = p->value.data()[k];
+            const float h = 1e-3f;
+            p->value.data()[k] = saved + h;
+            const double up = loss();
+            p->value.data()[k] = saved - h;
+            const double down = loss();
+            p->value.data()[k] = saved;
+            const double numeric = (up - down) / (2.0 * h), analytic = p->grad.data()[k];
+            if (std::abs((up - base) - (base - down)) / h > 2e-3 + 2e-2 * std::abs(numeric)) {
+                ++n.kinks;
+                continue;
+            }
+            INFO(p->name << "[" << k << "]: analytic " << analytic << " vs numeric " << numeric);
+            CHECK(std::abs(analytic - numeric) <= 2e-3 + 2e-2 * std::abs(numeric));
+            ++n.checked;
+        }
+    }
+    return n;
 }
 
 }  // namespace gatkit::test

@@ -40,4 +40,13 @@ GradcheckResult check_parameter_gradients(const ParameterList<double>& params, c
 GradcheckResult check_input_gradient(MatrixT<double>& x, const MatrixT<double>& dx, const std::function<double()>& loss,
                                      Tolerance tol = {}, double step = 1e-6);
 
+// Central differences in float on about `samples` entries of every parameter against the
+// gradients backward accumulated into grad (zeroed before backward), each compared entry a Catch
+// CHECK. An entry where the one-sided differences disagree sits on a kink (ReLU/ELU/LeakyReLU
+// switching inside the step): it is skipped and counted, and callers bound how many may be.
+struct FloatGradcheckCounts {
+    std::size_t checked = 0, kinks = 0;
+};
+FloatGradcheckCounts check_float_gradients(const ParameterList<float>& params, const std::function<double()>& loss, Eigen::Index samples = 7);
+
 }  // namespace gatkit::test
