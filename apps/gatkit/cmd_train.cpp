@@ -32,7 +32,11 @@ int run_train(const TrainArgs& a) {
         LrSchedule schedule{.kind = a.lr_schedule};
         if (a.warmup_epochs) schedule.warmup_epochs = *a.warmup_epochs;
         check_lr_schedule(schedule);
-        chem::check_molecule_features(a.mol_features);
+        try {
+            chem::check_molecule_features(a.mol_features);
+        } catch (const ConfigError& e) {
+            throw ConfigError(std::string("--mol-features: ") + e.what());
+        }
     } catch (const ConfigError& e) {
         throw UserError(e.what());
     }

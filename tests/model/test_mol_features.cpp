@@ -285,7 +285,7 @@ TEST_CASE("gatkit train --mol-features: CLI training, prediction beside the libr
     CHECK_THAT(fp.err, Contains("--model-type gat"));
     const auto bad = run_gatkit("train --task graph --data " + csv + " --target-columns has_n --mol-features rdkit3d --out " + model);
     CHECK(bad.exit_code != 0);
-    CHECK_THAT(bad.err, Contains("rdkit3d"));
+    CHECK_THAT(bad.err, Contains("--mol-features: molecule features 'rdkit3d'"));
     // TU graphs have no SMILES.
     const std::string tu = (dir.path() / "TINY").string();
     std::filesystem::create_directory(tu);
