@@ -57,7 +57,14 @@ MoleculeTable read_molecule_inputs(const std::string& smiles, const std::string&
         table = load_molecules(data, {.smiles_column = smiles_column.empty() ? info.smiles_column : smiles_column});
     }
     add_positional_encodings(table.data, pe);
-    add_molecule_features(table.data, info.graph_features);
+    // A molecule whose features RDKit cannot compute is its row's error, as an invalid SMILES is.
+    const std::vector<std::string> failed = try_add_molecule_features(table.data, info.graph_features);
+    for (std::size_t r = 0; r < table.records.size(); ++r) {
+        const long g = table.graph_of_record[r];
+        if (g < 0 || failed[static_cast<std::size_t>(g)].empty()) continue;
+        table.error_of_record[r] = failed[static_cast<std::size_t>(g)];
+        table.graph_of_record[r] = -1;
+    }
     return table;
 }
 

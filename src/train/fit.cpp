@@ -47,14 +47,15 @@ void add_positional_encodings(GraphDataset& data, const std::string& spec) {
     for (GraphSample& s : data.graphs) s.x = with_positional_encoding(s.graph, std::move(s.x), spec);
 }
 
-void add_molecule_features(GraphDataset& data, const std::string& kind) {
+std::vector<std::string> try_add_molecule_features(GraphDataset& data, const std::string& kind) {
+    std::vector<std::string> errors(data.size());
     chem::check_molecule_features(kind);
-    if (kind == "none") return;
+    if (kind == "none") return errors;
     if (data.smiles.size() != data.size() && data.size() > 0)
         throw ConfigError("molecule features (" + kind + ") need molecules (SMILES); " + (data.name.empty() ? std::string("these graphs") : data.name) +
                           " has none");
+    const auto width = static_cast<Eigen::Index>(chem::molecule_feature_names(kind).size());
     const auto n = static_cast<std::ptrdiff_t>(data.size());
-    std::vector<std::string> errors(data.size());
 #pragma omp parallel for schedule(dynamic, 16)
     for (std::ptrdiff_t i = 0; i < n; ++i) {
         const auto k = static_cast<std::size_t>(i);
@@ -62,13 +63,19 @@ void add_molecule_features(GraphDataset& data, const std::string& kind) {
             const std::vector<float> v = chem::molecule_features(*chem::parse_smiles(data.smiles[k]), kind);
             data.graphs[k].u = Eigen::Map<const Matrix>(v.data(), 1, static_cast<Eigen::Index>(v.size()));
         } catch (const Error& e) {
-            errors[k] = e.what();
+            errors[k] = "molecule features (" + kind + "): " + e.what();
+            data.graphs[k].u = Matrix::Zero(1, width);
         }
     }
+    return errors;
+}
+
+void add_molecule_features(GraphDataset& data, const std::string& kind) {
+    const std::vector<std::string> errors = try_add_molecule_features(data, kind);
     for (std::size_t k = 0; k < errors.size(); ++k)
         if (!errors[k].empty())
-            throw ParseError("molecule features (" + kind + ") of '" + clip(data.smiles[k], 60) + "'" +
-                             (k < data.source_rows.size() ? " (row " + std::to_string(data.source_rows[k]) + ")" : "") + ": " + errors[k]);
+            throw ParseError("'" + clip(data.smiles[k], 60) + "'" + (k < data.source_rows.size() ? " (row " + std::to_string(data.source_rows[k]) + ")" : "") +
+                             ": " + errors[k]);
 }
 
 void check_full_mask_sizes(const GraphDataset& data, int max_nodes) {

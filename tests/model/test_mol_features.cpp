@@ -129,6 +129,19 @@ TEST_CASE("add_molecule_features fills u from the SMILES with 1 and 2 threads, a
         for (std::size_t k = 0; k < expected.size(); ++k) CHECK(one.graphs[g].u(0, static_cast<Eigen::Index>(k)) == expected[k]);
         CHECK(one.graphs[g].u == two.graphs[g].u);
     }
+    // A molecule whose features cannot be computed: a zero row and its reason (try_), or the error.
+    GraphDataset bad = one;
+    bad.smiles[3] = "C1CC";
+    bad.source_rows.assign(bad.size(), 0);
+    bad.source_rows[3] = 5;
+    const std::vector<std::string> reasons = try_add_molecule_features(bad, "rdkit2d");
+    CHECK(reasons[2].empty());
+    CHECK_THAT(reasons[3], Contains("molecule features (rdkit2d)"));
+    CHECK(bad.graphs[3].u.isZero());
+    CHECK(bad.graphs[3].u.cols() == one.graphs[3].u.cols());
+    CHECK(bad.graphs[2].u == one.graphs[2].u);
+    CHECK_THROWS_WITH(add_molecule_features(bad, "rdkit2d"), Contains("'C1CC' (row 5)"));
+
     GraphDataset tu;
     tu.name = "MUTAG";
     tu.graphs.resize(2);

@@ -58,6 +58,10 @@ void add_positional_encodings(GraphDataset& data, const std::string& spec);
 // chem/mol_features.hpp) from data.smiles, in parallel. ConfigError for data without SMILES
 // (TU graphs) unless kind is none.
 void add_molecule_features(GraphDataset& data, const std::string& kind);
+// The same, but a molecule whose features cannot be computed gets a row of zeros and its reason
+// in the returned list (one entry per graph, empty when it worked) instead of an exception:
+// prediction turns those into error rows.
+std::vector<std::string> try_add_molecule_features(GraphDataset& data, const std::string& kind);
 // With --mask full every graph must have at most max_nodes nodes: ConfigError naming the first
 // that does not (its SMILES or number, and its input row), before anything large is allocated.
 void check_full_mask_sizes(const GraphDataset& data, int max_nodes);
