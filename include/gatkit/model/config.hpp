@@ -68,9 +68,9 @@ struct ModelInfo {
     std::string feature_normalization = "row";           // node inputs: row | none
     std::string featurizer;                              // graph inputs: the featurizer id (molecules) or "tu"
     // Graph models with molecule-level features (config.graph_dim > 0; chem/mol_features.hpp):
-    // their kind (none | rdkit2d | morgan), column names, and the training set's mean and
-    // standard deviation of each column (the model standardises with them; mean 0, std 1 for
-    // columns used as they are).
+    // their spec (rdkit2d, morgan or both, comma-separated), column names, and the training
+    // set's mean and standard deviation of each column (the model standardises with them; mean
+    // 0, std 1 for columns used as they are).
     std::string graph_features = "none";
     std::vector<std::string> graph_feature_names;
     std::vector<double> graph_feature_mean, graph_feature_std;

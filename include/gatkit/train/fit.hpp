@@ -42,7 +42,7 @@ struct GraphFitOptions {
     GraphTrainOptions train;                     // epochs 100, patience 20, batch 64, Adam lr 1e-3
     std::string target_type;                     // binary | multiclass | regression; "" = infer_target_type
     bool edge_features = true;                   // use the data's edge (bond) features in the scores
-    // Molecule-level features entering the MLP head (none | rdkit2d | morgan;
+    // Molecule-level features entering the MLP head (none | rdkit2d | morgan | rdkit2d,morgan;
     // chem/mol_features.hpp). The data must already hold them (add_molecule_features).
     std::string mol_features = "none";
 };
@@ -54,7 +54,7 @@ using GraphProgress = std::function<void(const GraphEpochStats&)>;
 // Appends the positional encoding `spec` (none | lap:K | rw:K; nn/positional.hpp) to every
 // graph's node features.
 void add_positional_encodings(GraphDataset& data, const std::string& spec);
-// Sets every graph's molecule-level features u (kind none | rdkit2d | morgan;
+// Sets every graph's molecule-level features u (spec none | rdkit2d | morgan | rdkit2d,morgan;
 // chem/mol_features.hpp) from data.smiles, in parallel. ConfigError for data without SMILES
 // (TU graphs) unless kind is none.
 void add_molecule_features(GraphDataset& data, const std::string& kind);
