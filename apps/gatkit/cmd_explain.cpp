@@ -153,7 +153,7 @@ int explain_molecules(const ExplainArgs& a) {
 
     prepare_out_dir(a.out_dir);
     // Only the rows' SMILES are needed here; explain_molecule featurises each one again.
-    const MoleculeTable table = read_molecule_inputs("", a.data, a.smiles_column, model.info(), "none");
+    const MoleculeTable table = read_molecule_inputs("", a.data, a.smiles_column, model.info(), "none", "none");
     const std::vector<std::string> smiles = record_smiles(table, a.smiles_column, model.info());
     std::string index = "row,smiles";
     for (const auto& c : columns) index += "," + csv_field(c);
@@ -253,7 +253,7 @@ int run_explain(const ExplainArgs& a) {
 int embed_molecules(const EmbedArgs& a) {
     if (a.smiles.empty() == a.data.empty()) throw UserError("embed needs exactly one of --smiles and --data for a molecule model");
     Model model = load_molecule_model(a.model, "embed");
-    const MoleculeTable table = read_molecule_inputs(a.smiles, a.data, a.smiles_column, model.info(), model.config().pe);
+    const MoleculeTable table = read_molecule_inputs(a.smiles, a.data, a.smiles_column, model.info(), model.config().pe, model.info().graph_features);
     if (!a.smiles.empty() && table.graph_of_record.front() < 0) throw UserError(table.error_of_record.front());
     const std::vector<std::string> smiles = record_smiles(table, a.smiles_column, model.info());
     // .smi files name their molecules; the name goes along.

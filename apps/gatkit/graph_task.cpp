@@ -317,7 +317,8 @@ int run_graph_predict(const PredictArgs& a) {
     }
     // Output columns: one per target (probability or value), or one per class.
     const std::vector<std::string> columns = prediction_columns(target_type, info);
-    const MoleculeTable table = read_molecule_inputs(a.smiles, a.data, a.smiles_column, info, model ? model->config().pe : "none");
+    const MoleculeTable table = read_molecule_inputs(a.smiles, a.data, a.smiles_column, info, model ? model->config().pe : "none",
+                                                     info.graph_features);
     // With a full mask, a molecule above the model's max_full_nodes is its row's error (as an
     // invalid SMILES is), not a failure of the whole file. pred_row: graph → row of pred, or -1.
     std::vector<std::string> errors = table.error_of_record;

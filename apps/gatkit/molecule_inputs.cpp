@@ -36,7 +36,7 @@ Model load_molecule_model(const std::string& path, const std::string& command) {
 }
 
 MoleculeTable read_molecule_inputs(const std::string& smiles, const std::string& data, const std::string& smiles_column,
-                                   const ModelInfo& info, const std::string& pe) {
+                                   const ModelInfo& info, const std::string& pe, const std::string& mol_features) {
     MoleculeTable table;
     if (!smiles.empty()) {
         // One molecule from the command line: a one-row table.
@@ -58,7 +58,7 @@ MoleculeTable read_molecule_inputs(const std::string& smiles, const std::string&
     }
     add_positional_encodings(table.data, pe);
     // A molecule whose features RDKit cannot compute is its row's error, as an invalid SMILES is.
-    const std::vector<std::string> failed = try_add_molecule_features(table.data, info.graph_features);
+    const std::vector<std::string> failed = try_add_molecule_features(table.data, mol_features);
     for (std::size_t r = 0; r < table.records.size(); ++r) {
         const long g = table.graph_of_record[r];
         if (g < 0 || failed[static_cast<std::size_t>(g)].empty()) continue;

@@ -24,9 +24,11 @@ Model load_molecule_model(const std::string& path, const std::string& command);
 // The molecules to run: `smiles` as a one-row table (header "smiles"; an invalid SMILES is that
 // row's error), or else the file `data` (CSV, .smi, SDF) read with `smiles_column` (empty: the
 // column the model was trained with, `info.smiles_column`). `pe` (ModelConfig::pe; "none" for
-// models without one) adds the positional encodings the model expects.
+// models without one) adds the positional encodings the model expects, `mol_features`
+// (ModelInfo::graph_features; "none" for models without them, or when only the rows are needed)
+// its molecule-level features; a molecule whose features cannot be computed is that row's error.
 MoleculeTable read_molecule_inputs(const std::string& smiles, const std::string& data, const std::string& smiles_column,
-                                   const ModelInfo& info, const std::string& pe);
+                                   const ModelInfo& info, const std::string& pe, const std::string& mol_features);
 
 // The SMILES cell of every input row, valid or not (trimmed; "" when the row has no such field),
 // for outputs that name rows by it. `smiles_column` as for read_molecule_inputs.

@@ -87,7 +87,7 @@ std::vector<float> molecule_features(const RDKit::ROMol& mol, const std::string&
             const std::size_t first = out.size();
             for (const double v : rdkit_properties().computeProperties(mol)) out.push_back(std::isfinite(v) ? static_cast<float>(v) : 0.0f);
             for (const unsigned v : RDKit::Descriptors::calcMQNs(mol)) out.push_back(static_cast<float>(v));
-            const std::size_t expected = rdkit_properties().getPropertyNames().size() + kMqnCount;
+            static const std::size_t expected = rdkit_properties().getPropertyNames().size() + kMqnCount;
             if (out.size() - first != expected)
                 throw Error("rdkit2d features: RDKit returned " + std::to_string(out.size() - first) + " values for " + std::to_string(expected) + " names");
         } else {
