@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -289,6 +290,12 @@ TEST_CASE("gatkit train --mol-features: CLI training, prediction beside the libr
         CHECK_THAT(preds, Contains("C1CC,bad,,"));
         const auto ex = run_gatkit("explain --model " + model + " --smiles CCN --out " + dir.file("a.svg"));
         CHECK(ex.exit_code == 0);
+        const std::string pictures = dir.file("pictures-" + std::to_string(kind.size()));
+        const auto exd = run_gatkit("explain --model " + model + " --data " + queries + " --out-dir " + pictures);
+        CHECK(exd.exit_code == 0);
+        CHECK(std::filesystem::exists(pictures + "/row-1.svg"));
+        CHECK(std::filesystem::exists(pictures + "/row-3.svg"));
+        CHECK_THAT(read_text(pictures + "/index.csv"), Contains("2,C1CC,"));
     }
     const auto node = run_gatkit("train --task node --data " + csv + " --mol-features rdkit2d --out " + model);
     CHECK(node.exit_code != 0);
