@@ -75,6 +75,7 @@ void add_info_command(CLI::App& app, Action& action) {
                       << "inputs:     " << k.in_features << " columns (" << (k.task == "node" ? k.node_input : "featurizer " + info.featurizer)
                       << (k.pe != "none" ? ", pe " + k.pe + " " + k.pe_mode : "") << ")"
                       << (k.graph_dim > 0 ? "; molecule features " + info.graph_features + " (" + std::to_string(k.graph_dim) + " columns) into the head" : "")
+                      << (info.node_feature_columns.empty() ? "" : "; " + std::to_string(info.node_feature_columns.size()) + " continuous node attribute columns standardised")
                       << (k.task == "node" ? ", normalisation " + info.feature_normalization : "") << "\n"
                       << "attention:  conv " << k.conv << ", mask " << k.mask << ", block " << k.block << "\n";
             const auto& names = k.task == "graph" && k.target_type != "multiclass" ? info.target_names : info.class_names;

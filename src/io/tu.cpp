@@ -234,8 +234,11 @@ GraphDataset load_tu(const std::string& path) {
     const std::string per_node = "one per node, as " + indicator_path;
     Matrix node_features;
     if (const std::string f = tu_file(prefix, "node_labels"); !f.empty()) node_features = one_hot(read_label_file(f, N, per_node));
-    if (const std::string f = tu_file(prefix, "node_attributes"); !f.empty())
-        node_features = concat_columns(node_features, read_attribute_file(f, N, per_node));
+    if (const std::string f = tu_file(prefix, "node_attributes"); !f.empty()) {
+        const Matrix attributes = read_attribute_file(f, N, per_node);
+        for (Eigen::Index c = 0; c < attributes.cols(); ++c) ds.continuous_node_columns.push_back(static_cast<int>(node_features.cols() + c));
+        node_features = concat_columns(node_features, attributes);
+    }
     if (node_features.cols() == 0) node_features = Matrix::Ones(static_cast<Eigen::Index>(N), 1);
 
     // edges, grouped by graph: (local dst, local src, line index in A.txt)

@@ -131,6 +131,22 @@ Matrix Model::input(const Matrix& x) {
     return out;
 }
 
+Matrix Model::standardised_node_features(const Matrix& x) const {
+    const std::size_t n = info_.node_feature_columns.size();
+    if (info_.node_feature_mean.size() != n || info_.node_feature_std.size() != n)
+        throw ConfigError("model: the continuous node attributes have no scaling yet (ModelInfo::node_feature_mean/std; training sets it)");
+    Matrix out = x;
+    for (std::size_t k = 0; k < n; ++k) {
+        const int c = info_.node_feature_columns[k];
+        if (c < 0 || c >= x.cols())
+            throw ShapeError("model: node attribute column " + std::to_string(c) + " is outside the input's " + std::to_string(x.cols()) + " columns");
+        const auto mean = static_cast<float>(info_.node_feature_mean[k]);
+        const auto inv_std = static_cast<float>(1.0 / info_.node_feature_std[k]);
+        out.col(c) = ((x.col(c).array() - mean) * inv_std).cwiseMax(-kFeatureClip).cwiseMin(kFeatureClip).matrix();
+    }
+    return out;
+}
+
 void Model::input_backward(const Matrix& dx) {
     if (pe_proj_) pe_proj_->backward(dx, pe_cache_, /*need_dx=*/false);
 }
@@ -214,9 +230,11 @@ Matrix Model::forward(const GraphBatch& batch, const Matrix& x, const Matrix* ed
     // One-hot atom features are mostly zeros (about 10 of ~150 per atom): the first GAT layer
     // then runs on the stored entries (core/sparse.hpp), as an embedding lookup would.
     check_columns(x.cols());
-    const bool sparse = takes_sparse_input() && density(x) <= kSparseInputDensity;
-    if (sparse) batch_sparse_ = SparseRows::from_dense(x);
-    Matrix h = sparse ? Matrix() : input(x);
+    Matrix scaled;
+    const Matrix& x_in = info_.node_feature_columns.empty() ? x : (scaled = standardised_node_features(x));
+    const bool sparse = takes_sparse_input() && density(x_in) <= kSparseInputDensity;
+    if (sparse) batch_sparse_ = SparseRows::from_dense(x_in);
+    Matrix h = sparse ? Matrix() : input(x_in);
     for (std::size_t l = 0; l < layers_.size(); ++l) {
         Matrix z = l == 0 && sparse ? layers_[l]->forward(g, batch_sparse_, training, rng, attr) : layers_[l]->forward(g, h, training, rng, attr);
         h = activation_forward(config_.activation, z);
@@ -230,7 +248,7 @@ Matrix Model::forward(const GraphBatch& batch, const Matrix& x, const Matrix* ed
     for (Eigen::Index k = 0; k < U; ++k) {
         const auto mean = static_cast<float>(info_.graph_feature_mean[static_cast<std::size_t>(k)]);
         const auto inv_std = static_cast<float>(1.0 / info_.graph_feature_std[static_cast<std::size_t>(k)]);
-        head_in.col(pooled_.cols() + k) = ((graph_attr->col(k).array() - mean) * inv_std).cwiseMax(-kGraphFeatureClip).cwiseMin(kGraphFeatureClip).matrix();
+        head_in.col(pooled_.cols() + k) = ((graph_attr->col(k).array() - mean) * inv_std).cwiseMax(-kFeatureClip).cwiseMin(kFeatureClip).matrix();
     }
     return head_->forward(head_in, head_cache_, training, rng);
 }

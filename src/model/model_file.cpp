@@ -78,6 +78,25 @@ void check_graph_features(const GatkitFile& file, const ModelConfig& config, con
                        ", a different RDKit?); train the model again");
 }
 
+// Standardised node attributes: one mean and a positive std per named column, each column one
+// of the model's inputs.
+void check_node_features(const GatkitFile& file, const ModelConfig& config, const ModelInfo& info) {
+    const std::size_t n = info.node_feature_columns.size();
+    if (n == 0 && info.node_feature_mean.empty() && info.node_feature_std.empty()) return;
+    if (config.task != "graph") throw file.bad("a " + config.task + " model with standardised node attributes (only graph models have them)");
+    if (info.node_feature_mean.size() != n || info.node_feature_std.size() != n)
+        throw file.bad(std::to_string(n) + " standardised node attribute columns with " + std::to_string(info.node_feature_mean.size()) +
+                       " means and " + std::to_string(info.node_feature_std.size()) + " standard deviations");
+    for (std::size_t k = 0; k < n; ++k) {
+        const int c = info.node_feature_columns[k];
+        if (c < 0 || c >= config.in_features)
+            throw file.bad("node attribute column " + std::to_string(c) + " is outside its " + std::to_string(config.in_features) + " input columns");
+        if (!std::isfinite(info.node_feature_mean[k]) || !(info.node_feature_std[k] > 0) || !std::isfinite(info.node_feature_std[k]))
+            throw file.bad("node attribute column " + std::to_string(c) + " has mean " + std::to_string(info.node_feature_mean[k]) +
+                           " and standard deviation " + std::to_string(info.node_feature_std[k]));
+    }
+}
+
 }  // namespace
 
 void save_model(const std::string& path, Model& model) {
@@ -113,6 +132,7 @@ Model load_model(const std::string& path) {
         throw file.bad("its atom/bond features (featurizer '" + info.featurizer + "', layout " + file.meta()["featurizer_spec"].dump() +
                        ") differ from this gatkit's (" + chem::featurizer_spec() + "); train the model again");
     check_graph_features(file, config, info);
+    check_node_features(file, config, info);
     Model model(config, 0);
     model.info() = info;
     for (auto* p : model.parameters()) file.read(p->name, p->value);

@@ -92,6 +92,9 @@ json info_to_json(const ModelInfo& info) {
             {"graph_feature_names", info.graph_feature_names},
             {"graph_feature_mean", info.graph_feature_mean},
             {"graph_feature_std", info.graph_feature_std},
+            {"node_feature_columns", info.node_feature_columns},
+            {"node_feature_mean", info.node_feature_mean},
+            {"node_feature_std", info.node_feature_std},
             {"smiles_column", info.smiles_column},
             {"data_name", info.data_name},
             {"metrics", info.metrics},
@@ -111,6 +114,9 @@ ModelInfo info_from_json(const json& j) {
     info.graph_feature_names = j.value("graph_feature_names", std::vector<std::string>());
     info.graph_feature_mean = j.value("graph_feature_mean", std::vector<double>());
     info.graph_feature_std = j.value("graph_feature_std", std::vector<double>());
+    info.node_feature_columns = j.value("node_feature_columns", std::vector<int>());
+    info.node_feature_mean = j.value("node_feature_mean", std::vector<double>());
+    info.node_feature_std = j.value("node_feature_std", std::vector<double>());
     info.smiles_column = j.value("smiles_column", std::string());
     info.data_name = j.value("data_name", std::string());
     // JSON has no NaN: a metric that was undefined (e.g. ROC AUC of a one-class test set) is

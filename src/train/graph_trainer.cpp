@@ -75,6 +75,33 @@ void fit_graph_feature_scaling(ModelInfo& info, const GraphDataset& data, const 
     }
 }
 
+// Continuous node attributes (GraphDataset::continuous_node_columns) are standardised with the
+// mean and standard deviation over every node of the training graphs; a constant column keeps
+// std 1.
+void fit_node_feature_scaling(ModelInfo& info, const GraphDataset& data, const std::vector<std::size_t>& train) {
+    info.node_feature_columns = data.continuous_node_columns;
+    const std::size_t n = info.node_feature_columns.size();
+    info.node_feature_mean.assign(n, 0.0);
+    info.node_feature_std.assign(n, 1.0);
+    for (std::size_t k = 0; k < n; ++k) {
+        const int c = info.node_feature_columns[k];
+        double sum = 0, sq = 0;
+        std::size_t count = 0;
+        for (const std::size_t i : train) {
+            const Matrix& x = data.graphs[i].x;
+            if (c < 0 || c >= x.cols())
+                throw ShapeError("graph " + std::to_string(i) + " has " + std::to_string(x.cols()) + " node feature columns, not column " + std::to_string(c));
+            sum += x.col(c).cast<double>().sum();
+            count += static_cast<std::size_t>(x.rows());
+        }
+        const double mean = count ? sum / static_cast<double>(count) : 0.0;
+        for (const std::size_t i : train) sq += (data.graphs[i].x.col(c).cast<double>().array() - mean).square().sum();
+        const double sd = count > 1 ? std::sqrt(sq / static_cast<double>(count - 1)) : 0.0;
+        info.node_feature_mean[k] = mean;
+        info.node_feature_std[k] = sd > 1e-12 ? sd : 1.0;
+    }
+}
+
 }  // namespace
 
 std::string selection_metric_for(const std::string& target_type, const std::string& requested) {
@@ -243,6 +270,7 @@ GraphTrainResult train_graph_model(Model& model, const GraphDataset& data, const
         }
     }
     if (c.graph_dim > 0) fit_graph_feature_scaling(model.info(), data, split.train, c.graph_dim);
+    fit_node_feature_scaling(model.info(), data, split.train);
     check_lr_schedule(o.schedule);
     auto params = model.parameters();
     AdamT<float> adam(params, o.adam);

@@ -76,6 +76,7 @@ TEST_CASE("tu: two graphs with node labels, attributes and edge labels", "[io][t
         0, 0, 1, 1.5f, 2,          //
         0, 1, 0, 2.5f, 3;
     CHECK(g1.x.leftCols(5) == expected);
+    CHECK(ds.continuous_node_columns == std::vector<int>{3, 4});  // the attributes, standardised by graph models
     Matrix degree = Matrix::Zero(3, kTuMaxDegree + 1);
     degree(0, 1) = degree(1, 2) = degree(2, 1) = 1;  // the path 0 - 1 - 2
     CHECK(g1.x.rightCols(kTuMaxDegree + 1) == degree);
@@ -116,6 +117,7 @@ TEST_CASE("tu: without node labels or attributes every node gets a constant 1", 
     CHECK(ds.targets(1, 0) == 0.0f);
     REQUIRE(ds.graphs[0].x.cols() == 1 + kTuMaxDegree + 1);  // the constant, then the degree
     CHECK(ds.graphs[0].x.col(0) == Matrix::Ones(3, 1));
+    CHECK(ds.continuous_node_columns.empty());
     CHECK(ds.graphs[0].x.rightCols(kTuMaxDegree + 1).rowwise().sum() == Matrix::Ones(3, 1));
     CHECK(ds.graphs[0].edge_attr.rows() == 4);
     CHECK(ds.graphs[0].edge_attr.cols() == 0);

@@ -42,6 +42,9 @@ struct GraphDataset {
     std::vector<std::size_t> source_rows;  // for each graph, its 1-based data row in the input file
     std::vector<std::string> smiles;       // for molecules: the input SMILES of each graph (else empty)
     std::vector<std::string> names;        // optional per-graph names/ids (else empty)
+    // Columns of every GraphSample::x holding continuous values (TU node attributes), which graph
+    // models standardise with the training graphs' statistics (ModelInfo::node_feature_*).
+    std::vector<int> continuous_node_columns;
     LoadReport report;                     // rows that did not become graphs, and why
 
     std::size_t size() const { return graphs.size(); }

@@ -74,6 +74,12 @@ struct ModelInfo {
     std::string graph_features = "none";
     std::vector<std::string> graph_feature_names;
     std::vector<double> graph_feature_mean, graph_feature_std;
+    // Graph models on continuous node attributes (TU node_attributes, GraphDataset::
+    // continuous_node_columns): those columns of x, and the training graphs' mean and standard
+    // deviation of each; the model standardises them (clipped to ±Model::kFeatureClip) before
+    // the first layer. Empty: x is used as it is.
+    std::vector<int> node_feature_columns;
+    std::vector<double> node_feature_mean, node_feature_std;
     std::string smiles_column;                           // molecules: the SMILES column it was trained with
     std::string data_name;                               // the data set it was trained on
     std::map<std::string, double> metrics;               // training metrics (val_accuracy, …)

@@ -10,7 +10,9 @@
 //   out = MLP([g ‖ s(u)])                           (B×T logits or values)
 // where u (B×graph_dim, absent when graph_dim = 0) are molecule-level features
 // (chem/mol_features.hpp) and s standardises them with ModelInfo's graph_feature_mean/std,
-// clipped to ±kGraphFeatureClip.
+// clipped to ±kFeatureClip. h⁰ = x, except that the continuous columns ModelInfo::
+// node_feature_columns names (TU node attributes) are standardised the same way with
+// node_feature_mean/std.
 //
 // Attn is the layer `conv` names (gat | gatv2 | transformer; nn/attention.hpp), optionally as a
 // transformer block (`block`), run on the `mask` graph of the input (edges | khop:K | full;
@@ -62,8 +64,9 @@ public:
     // graph_attr B×graph_dim raw molecule-level features (needed when graph_dim > 0).
     Matrix forward(const GraphBatch& batch, const Matrix& x, const Matrix* edge_attr, bool training, Rng* rng = nullptr,
                    const Matrix* graph_attr = nullptr);
-    // Standardised molecule-level features beyond this many standard deviations are clipped.
-    static constexpr float kGraphFeatureClip = 6.0f;
+    // Standardised molecule-level features and node attributes beyond this many standard
+    // deviations are clipped.
+    static constexpr float kFeatureClip = 6.0f;
     // The gradient of the loss with respect to the last forward's output; accumulates every
     // parameter gradient.
     void backward(const Matrix& dout);
@@ -97,6 +100,8 @@ private:
     AttentionMask mask_;
     // The node task on dense x or sparse x_sparse (exactly one non-null).
     Matrix node_forward(const Graph& graph, const Matrix* x, const SparseRows* x_sparse, bool training, Rng* rng);
+    // x with the columns info_.node_feature_columns names standardised and clipped.
+    Matrix standardised_node_features(const Matrix& x) const;
     void check_columns(Eigen::Index cols) const;  // ShapeError unless the model's in_features
     Matrix input(const Matrix& x);          // x as the first layer sees it (PE projected and added)
     void input_backward(const Matrix& dx);  // the PE projection's gradient
