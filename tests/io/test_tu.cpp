@@ -282,5 +282,6 @@ TEST_CASE("tu: PROTEINS", "[io][tu][shared-data]") {
     CHECK(ds.class_names == std::vector<std::string>{"1", "2"});
     CHECK((ds.targets.array() == 0.0f).count() == 663);
     CHECK(ds.graphs[0].x.cols() == 4 + 11);  // 3 node labels + 1 attribute + degree 0..10
+    CHECK(ds.continuous_node_columns == std::vector<int>{3});
     CHECK(ds.graphs[0].edge_attr.cols() == 0);
 }

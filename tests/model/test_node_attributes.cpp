@@ -12,7 +12,6 @@
 #include "gatkit/model/model_file.hpp"
 
 #include <catch2/catch.hpp>
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -23,7 +22,6 @@
 using namespace gatkit;
 using Catch::Matchers::Contains;
 using gatkit::test::random_matrix;
-using gatkit::test::read_text;
 using gatkit::test::run_gatkit;
 using gatkit::test::TempDir;
 
