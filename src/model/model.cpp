@@ -122,6 +122,18 @@ void Model::check_columns(Eigen::Index cols) const {
         throw ShapeError("model: input has " + std::to_string(cols) + " columns, the model expects " + std::to_string(config_.in_features));
 }
 
+namespace {
+
+// (v − mean) / std clipped to ±Model::kFeatureClip, in float as the layers see it: molecule-level
+// features and continuous node attributes.
+Matrix standardised(const Eigen::Ref<const Matrix>& column, double mean, double std) {
+    const auto m = static_cast<float>(mean);
+    const auto inv_std = static_cast<float>(1.0 / std);
+    return ((column.array() - m) * inv_std).cwiseMax(-Model::kFeatureClip).cwiseMin(Model::kFeatureClip).matrix();
+}
+
+}  // namespace
+
 Matrix Model::input(const Matrix& x) {
     check_columns(x.cols());
     if (!pe_proj_) return x;
@@ -140,9 +152,7 @@ Matrix Model::standardised_node_features(const Matrix& x) const {
         const int c = info_.node_feature_columns[k];
         if (c < 0 || c >= x.cols())
             throw ShapeError("model: node attribute column " + std::to_string(c) + " is outside the input's " + std::to_string(x.cols()) + " columns");
-        const auto mean = static_cast<float>(info_.node_feature_mean[k]);
-        const auto inv_std = static_cast<float>(1.0 / info_.node_feature_std[k]);
-        out.col(c) = ((x.col(c).array() - mean) * inv_std).cwiseMax(-kFeatureClip).cwiseMin(kFeatureClip).matrix();
+        out.col(c) = standardised(x.col(c), info_.node_feature_mean[k], info_.node_feature_std[k]);
     }
     return out;
 }
@@ -245,11 +255,9 @@ Matrix Model::forward(const GraphBatch& batch, const Matrix& x, const Matrix* ed
     if (U == 0) return head_->forward(pooled_, head_cache_, training, rng);
     Matrix head_in(pooled_.rows(), pooled_.cols() + U);
     head_in.leftCols(pooled_.cols()) = pooled_;
-    for (Eigen::Index k = 0; k < U; ++k) {
-        const auto mean = static_cast<float>(info_.graph_feature_mean[static_cast<std::size_t>(k)]);
-        const auto inv_std = static_cast<float>(1.0 / info_.graph_feature_std[static_cast<std::size_t>(k)]);
-        head_in.col(pooled_.cols() + k) = ((graph_attr->col(k).array() - mean) * inv_std).cwiseMax(-kFeatureClip).cwiseMin(kFeatureClip).matrix();
-    }
+    for (Eigen::Index k = 0; k < U; ++k)
+        head_in.col(pooled_.cols() + k) =
+            standardised(graph_attr->col(k), info_.graph_feature_mean[static_cast<std::size_t>(k)], info_.graph_feature_std[static_cast<std::size_t>(k)]);
     return head_->forward(head_in, head_cache_, training, rng);
 }
 

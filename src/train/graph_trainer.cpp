@@ -11,6 +11,8 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <tuple>
+#include <utility>
 
 namespace gatkit {
 
@@ -48,6 +50,17 @@ double validation_loss(const std::string& target_type, const Matrix& pred, const
     return n ? sum / static_cast<double>(n) : std::numeric_limits<double>::quiet_NaN();
 }
 
+// The mean and sample standard deviation of one input column over the training data, as the
+// model standardises it; a constant column (or a single value) keeps std 1.
+std::pair<double, double> mean_and_scale(const std::vector<double>& values) {
+    double sum = 0, sq = 0;
+    for (const double v : values) sum += v;
+    const double mean = values.empty() ? 0.0 : sum / static_cast<double>(values.size());
+    for (const double v : values) sq += (v - mean) * (v - mean);
+    const double sd = values.size() > 1 ? std::sqrt(sq / static_cast<double>(values.size() - 1)) : 0.0;
+    return {mean, sd > 1e-12 ? sd : 1.0};
+}
+
 // Molecule-level features are standardised with the training graphs' mean and standard deviation
 // (computed again on every call, so a resumed run gets the same numbers); kinds whose columns are
 // used as they are (Morgan bits) keep mean 0 and std 1. A constant column keeps std 1.
@@ -65,13 +78,9 @@ void fit_graph_feature_scaling(ModelInfo& info, const GraphDataset& data, const 
                           std::to_string(U));
     for (std::size_t k = 0; k < U; ++k) {
         if (!standardised[k]) continue;
-        double sum = 0, sq = 0;
-        for (const std::size_t i : train) sum += data.graphs[i].u(0, static_cast<Eigen::Index>(k));
-        const double mean = sum / static_cast<double>(train.size());
-        for (const std::size_t i : train) sq += std::pow(data.graphs[i].u(0, static_cast<Eigen::Index>(k)) - mean, 2);
-        const double sd = train.size() > 1 ? std::sqrt(sq / static_cast<double>(train.size() - 1)) : 0.0;
-        info.graph_feature_mean[k] = mean;
-        info.graph_feature_std[k] = sd > 1e-12 ? sd : 1.0;
+        std::vector<double> values;
+        for (const std::size_t i : train) values.push_back(data.graphs[i].u(0, static_cast<Eigen::Index>(k)));
+        std::tie(info.graph_feature_mean[k], info.graph_feature_std[k]) = mean_and_scale(values);
     }
 }
 
@@ -85,20 +94,14 @@ void fit_node_feature_scaling(ModelInfo& info, const GraphDataset& data, const s
     info.node_feature_std.assign(n, 1.0);
     for (std::size_t k = 0; k < n; ++k) {
         const int c = info.node_feature_columns[k];
-        double sum = 0, sq = 0;
-        std::size_t count = 0;
+        std::vector<double> values;
         for (const std::size_t i : train) {
             const Matrix& x = data.graphs[i].x;
             if (c < 0 || c >= x.cols())
                 throw ShapeError("graph " + std::to_string(i) + " has " + std::to_string(x.cols()) + " node feature columns, not column " + std::to_string(c));
-            sum += x.col(c).cast<double>().sum();
-            count += static_cast<std::size_t>(x.rows());
+            for (Eigen::Index r = 0; r < x.rows(); ++r) values.push_back(x(r, c));
         }
-        const double mean = count ? sum / static_cast<double>(count) : 0.0;
-        for (const std::size_t i : train) sq += (data.graphs[i].x.col(c).cast<double>().array() - mean).square().sum();
-        const double sd = count > 1 ? std::sqrt(sq / static_cast<double>(count - 1)) : 0.0;
-        info.node_feature_mean[k] = mean;
-        info.node_feature_std[k] = sd > 1e-12 ? sd : 1.0;
+        std::tie(info.node_feature_mean[k], info.node_feature_std[k]) = mean_and_scale(values);
     }
 }
 
