@@ -1,6 +1,7 @@
 // Options of `gatkit train` and `gatkit predict`, shared by the node and graph task code.
 #pragma once
 
+#include "gatkit/core/random.hpp"
 #include "gatkit/core/types.hpp"
 
 #include <cstdint>
@@ -22,6 +23,7 @@ struct TrainArgs {
     int max_full_nodes = 512;
     std::string metric;  // graph: the selection metric ("" = the default, see graph_task.cpp)
     std::string smiles_column, target_type, readout = "mean", model_type = "gat", on_invalid = "skip", invalid_out;
+    std::string split_out;  // graph: --split-out, the rows of each part
     std::vector<std::string> target_columns;
     // Defaults differ per task (node: the GAT paper's Cora settings; graph: see docs/cli.md).
     std::optional<int> layers, heads, hidden, epochs, patience;
@@ -31,6 +33,7 @@ struct TrainArgs {
     int out_heads = 1, batch_size = 64, threads = 0, mlp_hidden = 256;
     double negative_slope = 0.2;
     std::uint64_t seed = 0;
+    std::optional<std::uint64_t> init_seed;  // --init-seed: the model's own stream (Chemprop's --pytorch_seed)
     bool residual = false, no_residual = false;  // neither: the task's default (graph on, others off)
     bool quiet = false, no_edge_features = false;
     std::string root_weight;  // --conv transformer: on | off ("" = the task's default)
@@ -61,6 +64,15 @@ struct PredictArgs {
 // the task's default, except that --block transformer and --conv transformer, which have their
 // own skips, get none), activation, root weight and beta.
 void apply_model_args(const TrainArgs& a, ModelConfig& c);
+
+// The seeds of the initial weights and of the training stream (shuffling, dropout, negatives):
+// the next two draws of `root`, the --seed stream, after the split's; with --init-seed M the
+// first two of M's own stream instead, so the split stays that of --seed while the model varies
+// (Chemprop's --pytorch_seed beside --seed; several models on one split, an ensemble).
+struct ModelSeeds {
+    std::uint64_t init = 0, train = 0;
+};
+ModelSeeds model_seeds(const TrainArgs& a, Rng& root);
 
 int run_node_train(const TrainArgs& a);
 int run_graph_train(const TrainArgs& a);

@@ -91,6 +91,8 @@ std::map<std::string, std::string> run_identity(const TrainArgs& a, const AdamOp
                                               {"--weight-decay", number(adam.weight_decay)},
                                               {"--optimizer", adam.decoupled ? "adamw" : "adam"}};
     if (batch_size > 0) run["--batch-size"] = std::to_string(batch_size);
+    // Only when given, so checkpoints written before --init-seed existed still resume.
+    if (a.init_seed) run["--init-seed"] = std::to_string(*a.init_seed);
     // Only a schedule other than the constant rate is part of the identity, so checkpoints
     // written before schedules existed still resume. Its length is --epochs: a scheduled run
     // resumes with the --epochs it started with.

@@ -90,8 +90,7 @@ int run_node_train(const TrainArgs& a) {
 
     Rng root(a.seed);
     Rng split_rng = root.split();
-    const std::uint64_t init_seed = root.next_u64();
-    const std::uint64_t train_seed = root.next_u64();
+    const auto [init_seed, train_seed] = model_seeds(a, root);
     const ChosenSplit chosen = make_node_split(a, data, split_rng);
     const NodeSplit& split = chosen.split;
     if (!a.quiet && !data.linqs)
@@ -155,6 +154,7 @@ int run_node_train(const TrainArgs& a) {
                             {"n_train", split.train.size()},
                             {"n_val", split.val.size()},
                             {"n_test", split.test.size()}};
+        if (a.init_seed) m["init_seed"] = *a.init_seed;
         write_json(a.metrics_json, m);
     }
     return 0;
@@ -191,6 +191,8 @@ void add_train_command(CLI::App& app, Action& action) {
     c->add_option("--split-file", a->split_file, "node: CSV node_id,split (train|val|test) instead of --split");
     c->add_option("--split-sizes", a->split_sizes, "train,val,test fractions (node 0.6,0.2,0.2 of the labelled nodes; graph and edge 0.8,0.1,0.1; link 0.85,0.05,0.10)");
     c->add_option("--split-column", a->split_column, "graph: a CSV column holding train|val|test");
+    c->add_option("--split-out", a->split_out,
+                  "graph: write the split as CSV row,smiles,split (row: the line in the input file, as in the invalid-rows report; with kfold:K a fold column after row)");
     c->add_option("--conv", a->conv, "Attention layer: gat | gatv2 | transformer (dot-product, PyG TransformerConv)")
         ->check(CLI::IsMember({"gat", "gatv2", "transformer"}))
         ->capture_default_str();
@@ -242,6 +244,8 @@ void add_train_command(CLI::App& app, Action& action) {
     c->add_option("--patience", a->patience, "Early stopping patience in epochs, 0: off (node 100, graph 20, link/edge 50)");
     c->add_option("--batch-size", a->batch_size, "graph: graphs per batch")->capture_default_str();
     c->add_option("--seed", a->seed, "Seed for the split, initialisation, shuffling and dropout")->capture_default_str();
+    c->add_option("--init-seed", a->init_seed,
+                  "Seed for initialisation, shuffling and dropout only (default: from --seed); the split stays that of --seed");
     c->add_option("--threads", a->threads, "Threads (default: all cores)")->check(CLI::PositiveNumber);
     c->add_option("--out", a->out, "Model file to write")->required();
     c->add_option("--metrics-json", a->metrics_json, "Write metrics as one JSON object");

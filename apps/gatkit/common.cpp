@@ -11,6 +11,14 @@
 
 namespace gatkit::cli {
 
+ModelSeeds model_seeds(const TrainArgs& a, Rng& root) {
+    const std::uint64_t init = root.next_u64(), train = root.next_u64();
+    if (!a.init_seed) return {.init = init, .train = train};
+    Rng own(*a.init_seed);
+    const std::uint64_t own_init = own.next_u64();
+    return {.init = own_init, .train = own.next_u64()};
+}
+
 void apply_model_args(const TrainArgs& a, ModelConfig& c) {
     c.layers = a.layers.value_or(c.layers);
     c.heads = a.heads.value_or(c.heads);

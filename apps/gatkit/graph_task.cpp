@@ -22,6 +22,7 @@
 
 #include <GraphMol/ROMol.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -79,6 +80,27 @@ std::vector<IndexSplit> make_splits(const TrainArgs& a, const GraphDataset& data
     return split_graphs(data, kind, sizes, rng);
 }
 
+// --split-out: one line per graph and fold, `row,smiles,split` (row: the graph's line in the input
+// file as the invalid-rows report numbers it, the record for SDF, the graph id for TU; smiles empty
+// for TU graphs), with a fold column (1..K) after row for k-fold runs. Rows RDKit rejected are in
+// neither part and not listed (they are in the invalid-rows report).
+void write_split_rows(const std::string& path, const GraphDataset& data, const std::vector<IndexSplit>& folds) {
+    const bool kfold = folds.size() > 1;
+    std::vector<std::pair<std::size_t, const char*>> rows;  // graph, part
+    std::string out = kfold ? "row,fold,smiles,split\n" : "row,smiles,split\n";
+    for (std::size_t f = 0; f < folds.size(); ++f) {
+        rows.clear();
+        for (const std::size_t g : folds[f].train) rows.emplace_back(g, "train");
+        for (const std::size_t g : folds[f].val) rows.emplace_back(g, "val");
+        for (const std::size_t g : folds[f].test) rows.emplace_back(g, "test");
+        std::sort(rows.begin(), rows.end());
+        for (const auto& [g, part] : rows)
+            out += std::to_string(g < data.source_rows.size() ? data.source_rows[g] : g + 1) + (kfold ? "," + std::to_string(f + 1) : std::string()) + "," +
+                   csv_field(g < data.smiles.size() ? data.smiles[g] : std::string()) + "," + part + "\n";
+    }
+    write_file_atomically(path, out);
+}
+
 void write_invalid_rows(const std::string& path, const LoadReport& report) {
     std::string out = "row,smiles,reason\n";
     for (const auto& s : report.skipped) out += std::to_string(s.line) + "," + csv_field(s.text) + "," + csv_field(s.reason) + "\n";
@@ -133,8 +155,7 @@ int run_graph_train(const TrainArgs& a) {
 
     Rng root(a.seed);
     Rng split_rng = root.split();
-    const std::uint64_t init_seed = root.next_u64();
-    const std::uint64_t train_seed = root.next_u64();
+    const auto [init_seed, train_seed] = model_seeds(a, root);
     const std::vector<IndexSplit> folds = make_splits(a, data, table.get(), split_rng);
 
     // Positional encodings become the last input columns of every graph, before anything else
@@ -237,6 +258,7 @@ int run_graph_train(const TrainArgs& a) {
             std::cerr << "\n";
         }
     }
+    if (!a.split_out.empty()) write_split_rows(a.split_out, data, folds);
     write_model();
     // Mean (and std over folds) of every metric.
     nlohmann::json m = {{"task", "graph"},
@@ -251,6 +273,7 @@ int run_graph_train(const TrainArgs& a) {
                         {"n_train", folds.front().train.size()},
                         {"n_val", folds.front().val.size()},
                         {"n_test", folds.front().test.size()}};
+    if (a.init_seed) m["init_seed"] = *a.init_seed;
     if (a.model_type == "gat") {
         m["conv"] = a.conv;
         m["mask"] = a.mask;

@@ -199,7 +199,8 @@ int train_link(const TrainArgs& a) {
         for (const auto& note : net.report.notes) std::cerr << net.name << ": " << note << "\n";
     }
     Rng root(a.seed);
-    const std::uint64_t split_seed = root.next_u64(), init_seed = root.next_u64(), train_seed = root.next_u64();
+    const std::uint64_t split_seed = root.next_u64();
+    const auto [init_seed, train_seed] = model_seeds(a, root);
     const auto sizes = split_fractions(a, "0.85,0.05,0.10");
     const LinkSplit split =
         split_links(n, net.edges, {.train = sizes[0], .val = sizes[1], .test = sizes[2], .directed = net.directed, .seed = split_seed});
@@ -226,6 +227,7 @@ int train_link(const TrainArgs& a) {
                         {"n_train_edges", split.train_pos.size()},
                         {"n_val_edges", split.val_pos.size()},
                         {"n_test_edges", split.test_pos.size()}};
+    if (a.init_seed) m["init_seed"] = *a.init_seed;
     for (const auto& [name, metrics] : baseline_test) put(m, underscore(name) + "_test_", metrics);
     for (const auto& [name, metrics] : baseline_val) put(m, underscore(name) + "_val_", metrics);
 
@@ -372,7 +374,8 @@ EdgeData edge_data_from_network(const TrainArgs& a, std::uint64_t split_seed) {
 int train_edge(const TrainArgs& a) {
     if (a.model_type != "gat") throw UserError("--model-type " + a.model_type + " is not available for --task edge (available: gat)");
     Rng root(a.seed);
-    const std::uint64_t split_seed = root.next_u64(), init_seed = root.next_u64(), train_seed = root.next_u64();
+    const std::uint64_t split_seed = root.next_u64();
+    const auto [init_seed, train_seed] = model_seeds(a, root);
     EdgeData d = is_tu_folder(a.data, a.format) ? edge_data_from_tu(a, split_seed) : edge_data_from_network(a, split_seed);
     const NetworkDataset& net = d.net;
     const NodeId n = net.num_nodes();
@@ -422,6 +425,7 @@ int train_edge(const TrainArgs& a) {
                             {"n_val_edges", d.split.val.size()},
                             {"n_test_edges", d.split.test.size()},
                             {"node_features", in.spec}};
+        if (a.init_seed) m["init_seed"] = *a.init_seed;
         put(m, "val_", r.val);
         put(m, "test_", r.test);
         m["test_f1"] = get(r.test, "macro_f1");

@@ -19,6 +19,7 @@
 #include <fstream>
 #include <map>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -601,6 +602,118 @@ TEST_CASE("graph train: the same seed gives the same model and predictions with 
     CHECK(p1 == p2);
     // the invalid-rows reports agree too
     CHECK(read_text(dir.file("m1.invalid.csv")) == read_text(dir.file("m2.invalid.csv")));
+}
+
+TEST_CASE("graph train --init-seed: the split stays that of --seed, the weights and training stream come from the init seed",
+          "[cli][graph][determinism]") {
+    TempDir dir;
+    const std::string data = write_molecules(dir);
+    // The same rows with a split column (every tenth row validation, the next test).
+    std::string text = "name,smiles,active,logp_like,second,split\n";
+    std::size_t row = 0;
+    for (const auto& r : molecule_rows()) {
+        text += csv_quote(r.fields[0]);
+        for (std::size_t k = 1; k < r.fields.size(); ++k) text += "," + r.fields[k];
+        text += row % 10 == 8 ? ",val\n" : row % 10 == 9 ? ",test\n" : ",train\n";
+        ++row;
+    }
+    const std::string with_split = dir.write("split.csv", text);
+    std::string tiny = kTiny;
+    tiny.replace(tiny.find(" --seed 1"), 9, "");
+    // Trains, predicts every row, and returns (model file bytes, predictions).
+    int runs = 0;
+    const auto run = [&](const std::string& file, const std::string& extra) {
+        const std::string m = dir.file("m" + std::to_string(++runs)), p = m + ".csv";
+        const CliResult r = run_gatkit("train --task graph --data " + shell_quote(file) + " --target-columns active --quiet" + tiny + " " + extra +
+                                       " --out " + shell_quote(m) + " --metrics-json " + shell_quote(m + ".json"));
+        INFO("train " << extra << ": " << r.err);
+        REQUIRE(r.exit_code == 0);
+        const CliResult q = run_gatkit("predict --model " + shell_quote(m) + " --data " + shell_quote(data) + " --threads 1 --out " + shell_quote(p));
+        INFO("predict: " << q.err);
+        REQUIRE(q.exit_code == 0);
+        return std::pair(read_text(m), read_text(p));
+    };
+
+    // Reproducible, and a different model from --seed alone.
+    const auto a = run(data, "--seed 3 --init-seed 9");
+    CHECK(a == run(data, "--seed 3 --init-seed 9"));
+    CHECK(a.second != run(data, "--seed 3").second);
+    CHECK(a.second != run(data, "--seed 3 --init-seed 10").second);
+    const nlohmann::json m = load_json(dir.file("m1.json"));
+    CHECK(m["seed"] == 3);
+    CHECK(m["init_seed"] == 9);
+    CHECK_FALSE(load_json(dir.file("m3.json")).contains("init_seed"));
+
+    // With the split fixed by a column, --seed no longer matters once --init-seed is given:
+    // the initial weights, shuffling and dropout come from the init seed alone.
+    CHECK(run(with_split, "--split-column split --seed 3 --init-seed 9").second == run(with_split, "--split-column split --seed 5 --init-seed 9").second);
+    CHECK(run(with_split, "--split-column split --seed 3").second != run(with_split, "--split-column split --seed 5").second);
+
+    // The split is still drawn from --seed: the fingerprint baseline (its fit depends on the
+    // training rows only) gives the same predictions with and without --init-seed, and others
+    // with another --seed.
+    const std::string fp = "--model-type fingerprint --split stratified --split-sizes 0.6,0.2,0.2 ";
+    const auto f3 = run(data, fp + "--seed 3");
+    CHECK(f3.second == run(data, fp + "--seed 3 --init-seed 9").second);
+    CHECK(f3.second != run(data, fp + "--seed 4").second);
+}
+
+TEST_CASE("graph train --split-out writes every valid row once per fold with its part, rows as in the input file", "[cli][graph]") {
+    TempDir dir;
+    const std::string data = write_molecules(dir);
+    const std::vector<std::string> file_lines = lines_of(read_text(data));
+    const auto train = [&](const std::string& extra) {
+        const std::string out = dir.file("split.csv");
+        const CliResult r = run_gatkit("train --task graph --data " + shell_quote(data) + " --target-columns active --quiet" + kTiny + " " + extra +
+                                       " --split-out " + shell_quote(out) + " --out " + shell_quote(dir.file("m")) + " --metrics-json " +
+                                       shell_quote(dir.file("m.json")));
+        INFO("train " << extra << ": " << r.err);
+        REQUIRE(r.exit_code == 0);
+        return parse_csv(read_text(out));
+    };
+    // The SMILES of the file's line `row` (1-based, the header is line 1).
+    const auto smiles_on_line = [&](const std::string& row) {
+        const std::size_t line = std::stoul(row);
+        REQUIRE(line >= 2);
+        REQUIRE(line <= file_lines.size());
+        return parse_csv(file_lines[line - 1])[0][1];
+    };
+
+    SECTION("one split") {
+        const auto csv = train("--split random");
+        REQUIRE(csv.size() == static_cast<std::size_t>(kValid) + 1);
+        CHECK(csv[0] == std::vector<std::string>{"row", "smiles", "split"});
+        const nlohmann::json m = load_json(dir.file("m.json"));
+        std::map<std::string, int> parts;
+        std::set<std::string> rows;
+        for (std::size_t k = 1; k < csv.size(); ++k) {
+            REQUIRE(csv[k].size() == 3);
+            ++parts[csv[k][2]];
+            rows.insert(csv[k][0]);
+            CHECK(smiles_on_line(csv[k][0]) == csv[k][1]);
+        }
+        CHECK(rows.size() == static_cast<std::size_t>(kValid));  // each valid row once; the invalid ones are not listed
+        CHECK(parts["train"] == m["n_train"].get<int>());
+        CHECK(parts["val"] == m["n_val"].get<int>());
+        CHECK(parts["test"] == m["n_test"].get<int>());
+        CHECK(parts.size() == 3);
+    }
+    SECTION("k-fold: a fold column, each row in one test fold") {
+        const auto csv = train("--split kfold:3");
+        REQUIRE(csv.size() == 3 * static_cast<std::size_t>(kValid) + 1);
+        CHECK(csv[0] == std::vector<std::string>{"row", "fold", "smiles", "split"});
+        std::map<std::string, int> test_folds;
+        std::map<std::string, int> rows_per_fold;
+        for (std::size_t k = 1; k < csv.size(); ++k) {
+            REQUIRE(csv[k].size() == 4);
+            ++rows_per_fold[csv[k][1]];
+            if (csv[k][3] == "test") ++test_folds[csv[k][0]];
+            CHECK(smiles_on_line(csv[k][0]) == csv[k][2]);
+        }
+        CHECK(rows_per_fold == std::map<std::string, int>{{"1", kValid}, {"2", kValid}, {"3", kValid}});
+        CHECK(test_folds.size() == static_cast<std::size_t>(kValid));
+        for (const auto& [row, n] : test_folds) CHECK(n == 1);
+    }
 }
 
 TEST_CASE("graph train: residual layers by default, --no-residual turns them off, transformer blocks keep their own skips",
