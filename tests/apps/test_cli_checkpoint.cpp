@@ -185,6 +185,22 @@ TEST_CASE("gatkit train --resume: graph task, k epochs then resumed equals one r
     check_resume_matches(dir, graph_run(molecule_data(dir)), 3, 8);
 }
 
+TEST_CASE("gatkit train --resume with --init-seed: resumed equals one run; another or no init seed is refused", "[cli][checkpoint]") {
+    TempDir dir;
+    const std::string run = graph_run(molecule_data(dir)) + " --init-seed 9";
+    check_resume_matches(dir, run, 3, 8);
+    const std::string ckpt = dir.file("part.gatkit.ckpt");
+    for (const auto& [other, shown] : {std::pair<std::string, std::string>{" --init-seed 10", "--init-seed 10"}, {"", "--init-seed (not given)"}}) {
+        std::string args = run;
+        args.replace(args.find(" --init-seed 9"), 14, other);
+        const CliResult r = run_gatkit("train " + args + " --epochs 8 --resume " + ckpt + " --out " + dir.file("other.gatkit"));
+        INFO(r.err);
+        CHECK(r.exit_code == 1);
+        CHECK(has(r.err, "written by a run with --init-seed 9; this run has " + shown));
+    }
+    CHECK_FALSE(fs::exists(dir.file("other.gatkit")));
+}
+
 TEST_CASE("gatkit train --resume: link and edge tasks, k epochs then resumed equals one run", "[cli][checkpoint]") {
     TempDir dir;
     const std::string data = network_data(dir);
