@@ -45,11 +45,14 @@ int run_train(const TrainArgs& a) {
     if (a.task != "graph" && (a.lr_schedule != "constant" || a.warmup_epochs))
         throw UserError("--lr-schedule and --warmup-epochs apply to --task graph (the " + a.task + " task trains at a constant --lr)");
     if (a.residual && a.no_residual) throw UserError("--residual and --no-residual contradict each other: give one");
+    if (a.task != "graph" && !a.split_out.empty())
+        throw UserError("--split-out applies to --task graph (the " + a.task + " task writes no split file)");
     if (a.mol_features != "none" && (a.task != "graph" || a.model_type != "gat"))
         throw UserError("--mol-features " + a.mol_features + " goes with --task graph and the attention model (--model-type gat)");
     if (a.threads > 0) set_thread_count(a.threads);
     check_output_path("--out", a.out);
     check_output_path("--metrics-json", a.metrics_json);
+    check_output_path("--split-out", a.split_out);
     if (a.checkpoint_every < 0) throw UserError("--checkpoint-every " + std::to_string(a.checkpoint_every) + ": expected 0 (off) or a number of epochs");
     if (a.model_type != "gat" && (!a.resume.empty() || a.checkpoint_every > 0))
         throw UserError("--resume and --checkpoint-every go with trained models; --model-type " + a.model_type + " trains no epochs");

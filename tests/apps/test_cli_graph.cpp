@@ -714,6 +714,19 @@ TEST_CASE("graph train --split-out writes every valid row once per fold with its
         CHECK(test_folds.size() == static_cast<std::size_t>(kValid));
         for (const auto& [row, n] : test_folds) CHECK(n == 1);
     }
+    SECTION("refused for other tasks and for a folder that does not exist, before training") {
+        const CliResult node = run_gatkit("train --task node --data " + shell_quote(data) + " --split-out " + shell_quote(dir.file("s.csv")) +
+                                          " --out " + shell_quote(dir.file("n")));
+        CHECK(node.exit_code == 1);
+        CHECK(has(node.err, "--split-out applies to --task graph"));
+        const CliResult nowhere = run_gatkit("train --task graph --data " + shell_quote(data) + " --target-columns active --quiet" + kTiny +
+                                             " --split-out " + shell_quote(dir.file("no/such/s.csv")) + " --out " + shell_quote(dir.file("g")));
+        CHECK(nowhere.exit_code == 1);
+        CHECK(has(nowhere.err, "--split-out"));
+        CHECK(has(nowhere.err, "does not exist"));
+        CHECK_FALSE(fs::exists(dir.file("n")));
+        CHECK_FALSE(fs::exists(dir.file("g")));
+    }
 }
 
 TEST_CASE("graph train: residual layers by default, --no-residual turns them off, transformer blocks keep their own skips",
