@@ -86,17 +86,17 @@ std::vector<IndexSplit> make_splits(const TrainArgs& a, const GraphDataset& data
 // neither part and not listed (they are in the invalid-rows report).
 void write_split_rows(const std::string& path, const GraphDataset& data, const std::vector<IndexSplit>& folds) {
     const bool kfold = folds.size() > 1;
-    std::vector<std::pair<std::size_t, const char*>> rows;  // graph, part
+    std::vector<const char*> part(data.size(), nullptr);  // per graph, in input order
     std::string out = kfold ? "row,fold,smiles,split\n" : "row,smiles,split\n";
     for (std::size_t f = 0; f < folds.size(); ++f) {
-        rows.clear();
-        for (const std::size_t g : folds[f].train) rows.emplace_back(g, "train");
-        for (const std::size_t g : folds[f].val) rows.emplace_back(g, "val");
-        for (const std::size_t g : folds[f].test) rows.emplace_back(g, "test");
-        std::sort(rows.begin(), rows.end());
-        for (const auto& [g, part] : rows)
-            out += std::to_string(g < data.source_rows.size() ? data.source_rows[g] : g + 1) + (kfold ? "," + std::to_string(f + 1) : std::string()) + "," +
-                   csv_field(g < data.smiles.size() ? data.smiles[g] : std::string()) + "," + part + "\n";
+        std::fill(part.begin(), part.end(), nullptr);
+        for (const std::size_t g : folds[f].train) part[g] = "train";
+        for (const std::size_t g : folds[f].val) part[g] = "val";
+        for (const std::size_t g : folds[f].test) part[g] = "test";
+        for (std::size_t g = 0; g < part.size(); ++g)
+            if (part[g])
+                out += std::to_string(g < data.source_rows.size() ? data.source_rows[g] : g + 1) + (kfold ? "," + std::to_string(f + 1) : std::string()) +
+                       "," + csv_field(g < data.smiles.size() ? data.smiles[g] : std::string()) + "," + part[g] + "\n";
     }
     write_file_atomically(path, out);
 }
