@@ -34,6 +34,7 @@ struct TrainArgs {
     double negative_slope = 0.2;
     std::uint64_t seed = 0;
     std::optional<std::uint64_t> init_seed;  // --init-seed: the model's own stream (Chemprop's --pytorch_seed)
+    int ensemble_size = 1;                   // graph, gat: --ensemble-size, members averaged (Chemprop's --ensemble_size)
     bool residual = false, no_residual = false;  // neither: the task's default (graph on, others off)
     bool quiet = false, no_edge_features = false;
     std::string root_weight;  // --conv transformer: on | off ("" = the task's default)
@@ -73,6 +74,9 @@ struct ModelSeeds {
     std::uint64_t init = 0, train = 0;
 };
 ModelSeeds model_seeds(const TrainArgs& a, Rng& root);
+// Member k of an ensemble (--ensemble-size): member 0 is `first` (model_seeds), member k ≥ 1
+// takes the seeds a single run with --init-seed S+k would, S = --init-seed or else --seed.
+ModelSeeds member_seeds(const TrainArgs& a, const ModelSeeds& first, int member);
 
 int run_node_train(const TrainArgs& a);
 int run_graph_train(const TrainArgs& a);

@@ -93,6 +93,7 @@ std::map<std::string, std::string> run_identity(const TrainArgs& a, const AdamOp
     if (batch_size > 0) run["--batch-size"] = std::to_string(batch_size);
     // Only when given, so checkpoints written before --init-seed existed still resume.
     if (a.init_seed) run["--init-seed"] = std::to_string(*a.init_seed);
+    if (a.ensemble_size > 1) run["--ensemble-size"] = std::to_string(a.ensemble_size);  // absent before ensembles existed
     // Only a schedule other than the constant rate is part of the identity, so checkpoints
     // written before schedules existed still resume. Its length is --epochs: a scheduled run
     // resumes with the --epochs it started with.
@@ -117,22 +118,44 @@ RunCheckpoints::RunCheckpoints(const TrainArgs& a) : path_(checkpoint_path(a)), 
     }
 }
 
+const std::vector<FinishedMember>& RunCheckpoints::resumed_finished() const {
+    static const std::vector<FinishedMember> none;
+    return resume_ ? resume_->finished : none;
+}
+
+void RunCheckpoints::verify(const ModelConfig& config, const ParameterList<float>& params, const std::map<std::string, std::string>& run) const {
+    if (!resume_) return;
+    try {
+        check_resume(*resume_, resume_path_, config, params, run);
+    } catch (const ConfigError& e) {
+        throw UserError(std::string("--resume: ") + e.what());
+    }
+}
+
 void RunCheckpoints::attach(CheckpointOptions& o, const ModelConfig& config, const ModelInfo& info, const ParameterList<float>& params,
-                            std::map<std::string, std::string> run) {
+                            std::map<std::string, std::string> run, const EnsembleProgress* ensemble) {
+    o.resume_from = nullptr;
     if (resume_) {
-        try {
-            check_resume(*resume_, resume_path_, config, params, run);
-        } catch (const ConfigError& e) {
-            throw UserError(std::string("--resume: ") + e.what());
-        }
-        o.resume_from = &resume_->state;
+        // Every member is checked (the options, config and parameters are the same for all); the
+        // state continues only the member the checkpoint was training (the run skips the ones
+        // it had finished, and later members start afresh).
+        verify(config, params, run);
+        const int member = ensemble ? ensemble->member : 0;
+        if (member < resume_->member)
+            throw UserError("--resume: checkpoint '" + resume_path_ + "' has finished ensemble member " + std::to_string(member + 1));
+        if (member == resume_->member) o.resume_from = &resume_->state;
     }
     std::vector<std::string> names;
     for (const auto* p : params) names.push_back(p->name);
     o.every = every_;
     o.stop = stop_flag();
-    o.save = [path = path_, config, info, names = std::move(names), run = std::move(run)](const TrainState& state) {
-        save_checkpoint(path, Checkpoint{config, info, run, names, state});
+    o.save = [path = path_, config, info, names = std::move(names), run = std::move(run), ensemble](const TrainState& state) {
+        Checkpoint c{config, info, run, names, state};
+        if (ensemble) {
+            c.member = ensemble->member;
+            c.finished = ensemble->finished;
+        }
+        save_checkpoint(path, c);
     };
 }
 

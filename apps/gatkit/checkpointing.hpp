@@ -14,6 +14,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace gatkit::cli {
 
@@ -50,6 +51,13 @@ std::string checkpoint_path(const TrainArgs& a);
 std::map<std::string, std::string> run_identity(const TrainArgs& a, const AdamOptions& adam, int batch_size, const LrSchedule& schedule = {},
                                                 int epochs = 0);
 
+// An ensemble run's progress (--ensemble-size), kept in its checkpoints: the member being
+// trained and the members finished before it.
+struct EnsembleProgress {
+    int member = 0;
+    std::vector<FinishedMember> finished;
+};
+
 // One run's checkpoint plumbing: loads --resume (UserError when it cannot be read), and fills a
 // trainer's CheckpointOptions.
 class RunCheckpoints {
@@ -58,10 +66,18 @@ public:
     // Checks the resumed checkpoint against this run's model and options (UserError naming the
     // difference), then sets o: periodic saves to checkpoint_path(a), the state to resume from,
     // and the stop flag.
+    // When resuming: UserError naming the first difference between the checkpoint and this run
+    // (attach checks the same).
+    void verify(const ModelConfig& config, const ParameterList<float>& params, const std::map<std::string, std::string>& run) const;
+    // With `ensemble` (alive while training runs), the checkpoints hold its progress, and the
+    // resumed state applies only to the member the checkpoint was training.
     void attach(CheckpointOptions& o, const ModelConfig& config, const ModelInfo& info, const ParameterList<float>& params,
-                std::map<std::string, std::string> run);
+                std::map<std::string, std::string> run, const EnsembleProgress* ensemble = nullptr);
     bool resuming() const { return resume_.has_value(); }
     int resumed_epoch() const { return resume_ ? resume_->state.epoch : 0; }
+    // The member a resumed ensemble run continues with, and the members it had finished.
+    int resumed_member() const { return resume_ ? resume_->member : 0; }
+    const std::vector<FinishedMember>& resumed_finished() const;
 
 private:
     std::string path_, resume_path_;

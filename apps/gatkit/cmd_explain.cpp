@@ -85,7 +85,9 @@ struct MoleculePicture {
     std::vector<double> prediction;  // one value per prediction column
 };
 
-MoleculePicture explain_molecule(Model& model, const std::string& smiles, const std::vector<std::string>& columns, const ExplainArgs& a) {
+MoleculePicture explain_molecule(std::vector<Model>& members, const std::string& smiles, const std::vector<std::string>& columns,
+                                 const ExplainArgs& a) {
+    Model& model = members.front();
     // Parsed and featurised here, not taken from the loaded table: the drawing's atom indices
     // must be the graph's node ids (an SDF record's atom order differs from its SMILES').
     const auto mol = chem::parse_smiles(smiles);
@@ -94,12 +96,22 @@ MoleculePicture explain_molecule(Model& model, const std::string& smiles, const 
     one.smiles.push_back(smiles);
     add_positional_encodings(one, model.config().pe);
     add_molecule_features(one, model.info().graph_features);
-    const Matrix pred = predict_graphs(model, one, {0});
-    const GraphBatchData batch = forward_molecule(model, one, 0);  // alive while α is read
+    const Matrix pred = predict_graphs(member_pointers(members), one, {0});
+    // An ensemble's scores are the mean of its members' (each a mean over heads).
     const AttentionChoice choice{.layer = a.layer, .head = a.head};
-    const EdgeAttention att = edge_attention(model, choice);
-    const std::vector<double> atom = attention_received(*att.graph, att.weight);
-    const std::vector<double> bond = pair_attention(*att.graph, att.weight, chem::bond_atom_pairs(*mol));
+    const auto bonds = chem::bond_atom_pairs(*mol);
+    std::vector<double> atom, bond;
+    EdgeAttention att;
+    for (Model& member : members) {
+        const GraphBatchData batch = forward_molecule(member, one, 0);  // alive while α is read
+        att = edge_attention(member, choice);
+        const std::vector<double> atom_k = attention_received(*att.graph, att.weight);
+        const std::vector<double> bond_k = pair_attention(*att.graph, att.weight, bonds);
+        if (atom.empty()) atom.assign(atom_k.size(), 0.0), bond.assign(bond_k.size(), 0.0);
+        for (std::size_t i = 0; i < atom.size(); ++i) atom[i] += atom_k[i] / static_cast<double>(members.size());
+        for (std::size_t i = 0; i < bond.size(); ++i) bond[i] += bond_k[i] / static_cast<double>(members.size());
+    }
+    att.graph = nullptr;  // the batches are gone
 
     MoleculePicture p;
     // Long SMILES are cut so that the title stays legible (the index and CSVs keep them whole).
@@ -110,7 +122,8 @@ MoleculePicture explain_molecule(Model& model, const std::string& smiles, const 
         title += (c ? ", " : "") + columns[c] + " = " + rounded(p.prediction.back());
     }
     chem::SvgOptions o;
-    o.caption = "attention of " + describe(att, model, choice);
+    o.caption = "attention of " + describe(att, model, choice) +
+                (members.size() > 1 ? ", mean of " + std::to_string(members.size()) + " ensemble members" : std::string());
     o.atom_label = "atoms: Σ α received";
     o.bond_label = "bonds: mean α (u→v, v→u)";
     o.atom_indices = a.atom_indices;
@@ -140,10 +153,15 @@ int explain_molecules(const ExplainArgs& a) {
     if (!a.out.empty() && !a.out_dir.empty()) throw UserError("give --out (with --smiles) or --out-dir (with --data), not both");
     if (!a.out.empty()) check_output_path("--out", a.out);
 
-    Model model = load_molecule_model(a.model, "explain");
+    std::vector<Model> members = load_molecule_models(a.model, "explain");
+    const Model& model = members.front();
+    if (members.size() > 1 && a.head)
+        throw UserError("--head " + std::to_string(*a.head) + ": " + a.model + " is an ensemble of " + std::to_string(members.size()) +
+                            " separately trained models, whose heads do not correspond",
+                        "leave out --head: the picture shows each member's mean over heads, averaged");
     const std::vector<std::string> columns = prediction_columns(model.config().target_type, model.info());
     if (!a.smiles.empty()) {
-        const MoleculePicture p = explain_molecule(model, a.smiles, columns, a);
+        const MoleculePicture p = explain_molecule(members, a.smiles, columns, a);
         write_file_atomically(a.out, p.svg);
         std::cerr << a.smiles << ":";
         for (std::size_t c = 0; c < columns.size(); ++c) std::cerr << " " << columns[c] << " " << number(p.prediction[c]);
@@ -165,7 +183,7 @@ int explain_molecules(const ExplainArgs& a) {
         MoleculePicture p;
         if (table.graph_of_record[r] >= 0) {
             try {
-                p = explain_molecule(model, table.data.smiles[static_cast<std::size_t>(table.graph_of_record[r])], columns, a);
+                p = explain_molecule(members, table.data.smiles[static_cast<std::size_t>(table.graph_of_record[r])], columns, a);
                 file = "row-" + row + ".svg";
                 write_file_atomically((std::filesystem::path(a.out_dir) / file).string(), p.svg);
                 ++drawn;
@@ -252,22 +270,31 @@ int run_explain(const ExplainArgs& a) {
 
 int embed_molecules(const EmbedArgs& a) {
     if (a.smiles.empty() == a.data.empty()) throw UserError("embed needs exactly one of --smiles and --data for a molecule model");
-    Model model = load_molecule_model(a.model, "embed");
+    std::vector<Model> members = load_molecule_models(a.model, "embed");
+    const Model& model = members.front();
     const MoleculeTable table = read_molecule_inputs(a.smiles, a.data, a.smiles_column, model.info(), model.config().pe, model.info().graph_features);
     if (!a.smiles.empty() && table.graph_of_record.front() < 0) throw UserError(table.error_of_record.front());
     const std::vector<std::string> smiles = record_smiles(table, a.smiles_column, model.info());
     // .smi files name their molecules; the name goes along.
     const bool named = !a.data.empty() && molecule_format_of(a.data) == "smi";
-    // Each molecule alone: graph_embeddings() is then its one pooled row.
+    // Each molecule alone: graph_embeddings() is then its one pooled row. An ensemble's members
+    // each give their own vector, side by side (columns m<k>_g<c>, k = 1..N), as Chemprop's
+    // fingerprint command writes one per model.
     Matrix emb;
-    for (std::size_t g = 0; g < table.data.size(); ++g) {
-        forward_molecule(model, table.data, g);
-        const Matrix& pooled = model.graph_embeddings();
-        if (g == 0) emb.resize(static_cast<Eigen::Index>(table.data.size()), pooled.cols());
-        emb.row(static_cast<Eigen::Index>(g)) = pooled.row(0);
-    }
+    Eigen::Index width = 0;
+    for (std::size_t g = 0; g < table.data.size(); ++g)
+        for (std::size_t k = 0; k < members.size(); ++k) {
+            forward_molecule(members[k], table.data, g);
+            const Matrix& pooled = members[k].graph_embeddings();
+            if (g == 0 && k == 0) {
+                width = pooled.cols();
+                emb.resize(static_cast<Eigen::Index>(table.data.size()), width * static_cast<Eigen::Index>(members.size()));
+            }
+            emb.block(static_cast<Eigen::Index>(g), static_cast<Eigen::Index>(k) * width, 1, width) = pooled.row(0);
+        }
     std::string out = named ? "row,smiles,name" : "row,smiles";
-    for (Eigen::Index c = 0; c < emb.cols(); ++c) out += ",g" + std::to_string(c);
+    for (Eigen::Index c = 0; c < emb.cols(); ++c)
+        out += members.size() > 1 ? ",m" + std::to_string(c / width + 1) + "_g" + std::to_string(c % width) : ",g" + std::to_string(c);
     out += ",error\n";
     for (std::size_t r = 0; r < table.num_records(); ++r) {
         out += std::to_string(r + 1) + "," + csv_field(smiles[r]);

@@ -60,7 +60,8 @@ void add_info_command(CLI::App& app, Action& action) {
                 for (const auto& [name, value] : info.metrics) std::cout << "metric:     " << name << " = " << value << "\n";
                 return 0;
             }
-            Model model = load_model(*path);
+            std::vector<Model> members = load_model_ensemble(*path);
+            Model& model = members.front();
             const ModelConfig& k = model.config();
             const ModelInfo& info = model.info();
             std::cout << "model:      " << *path << "\n"
@@ -81,9 +82,13 @@ void add_info_command(CLI::App& app, Action& action) {
             const auto& names = k.task == "graph" && k.target_type != "multiclass" ? info.target_names : info.class_names;
             std::cout << (k.task == "graph" && k.target_type != "multiclass" ? "targets:    " : "classes:    ") << names.size() << " (";
             for (std::size_t i = 0; i < names.size(); ++i) std::cout << (i ? ", " : "") << names[i];
-            std::cout << ")\n"
-                      << "parameters: " << model.parameter_count() << "\n"
-                      << "trained on: " << info.data_name << "\n";
+            std::cout << ")\n";
+            if (members.size() > 1)
+                std::cout << "ensemble:   " << members.size() << " members, predictions averaged\n"
+                          << "parameters: " << model.parameter_count() << " per member, " << model.parameter_count() * members.size() << " in all\n";
+            else
+                std::cout << "parameters: " << model.parameter_count() << "\n";
+            std::cout << "trained on: " << info.data_name << "\n";
             for (const auto& [name, value] : info.metrics) std::cout << "metric:     " << name << " = " << value << "\n";
             return 0;
         };

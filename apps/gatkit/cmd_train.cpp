@@ -49,6 +49,10 @@ int run_train(const TrainArgs& a) {
         throw UserError("--split-out applies to --task graph (the " + a.task + " task writes no split file)");
     if (a.mol_features != "none" && (a.task != "graph" || a.model_type != "gat"))
         throw UserError("--mol-features " + a.mol_features + " goes with --task graph and the attention model (--model-type gat)");
+    if (a.ensemble_size != 1 && (a.task != "graph" || a.model_type != "gat"))
+        throw UserError("--ensemble-size goes with --task graph and the attention model (--model-type gat)");
+    if (a.ensemble_size < 1 || static_cast<std::size_t>(a.ensemble_size) > kMaxEnsembleSize)
+        throw UserError("--ensemble-size " + std::to_string(a.ensemble_size) + ": expected 1 to " + std::to_string(kMaxEnsembleSize));
     if (a.threads > 0) set_thread_count(a.threads);
     check_output_path("--out", a.out);
     check_output_path("--metrics-json", a.metrics_json);
@@ -249,6 +253,10 @@ void add_train_command(CLI::App& app, Action& action) {
     c->add_option("--seed", a->seed, "Seed for the split, initialisation, shuffling and dropout")->capture_default_str();
     c->add_option("--init-seed", a->init_seed,
                   "Seed for initialisation, shuffling and dropout only (default: from --seed); the split stays that of --seed");
+    c->add_option("--ensemble-size", a->ensemble_size,
+                  "graph: train N models on the same split, each from its own seed (member k ≥ 1 as --init-seed S+k would, S = --init-seed "
+                  "or --seed), and average their predictions (Chemprop's --ensemble_size); all N go into one model file")
+        ->capture_default_str();
     c->add_option("--threads", a->threads, "Threads (default: all cores)")->check(CLI::PositiveNumber);
     c->add_option("--out", a->out, "Model file to write")->required();
     c->add_option("--metrics-json", a->metrics_json, "Write metrics as one JSON object");

@@ -19,6 +19,13 @@ ModelSeeds model_seeds(const TrainArgs& a, Rng& root) {
     return {.init = own_init, .train = own.next_u64()};
 }
 
+ModelSeeds member_seeds(const TrainArgs& a, const ModelSeeds& first, int member) {
+    if (member == 0) return first;
+    Rng own(a.init_seed.value_or(a.seed) + static_cast<std::uint64_t>(member));
+    const std::uint64_t init = own.next_u64();
+    return {.init = init, .train = own.next_u64()};
+}
+
 void apply_model_args(const TrainArgs& a, ModelConfig& c) {
     c.layers = a.layers.value_or(c.layers);
     c.heads = a.heads.value_or(c.heads);

@@ -101,6 +101,12 @@ void write_split_rows(const std::string& path, const GraphDataset& data, const s
     write_file_atomically(path, out);
 }
 
+Matrix rows_of(const Matrix& m, const std::vector<std::size_t>& rows) {
+    Matrix out(static_cast<Eigen::Index>(rows.size()), m.cols());
+    for (std::size_t k = 0; k < rows.size(); ++k) out.row(static_cast<Eigen::Index>(k)) = m.row(static_cast<Eigen::Index>(rows[k]));
+    return out;
+}
+
 void write_invalid_rows(const std::string& path, const LoadReport& report) {
     std::string out = "row,smiles,reason\n";
     for (const auto& s : report.skipped) out += std::to_string(s.line) + "," + csv_field(s.text) + "," + csv_field(s.reason) + "\n";
@@ -183,11 +189,12 @@ int run_graph_train(const TrainArgs& a) {
     options.seed = train_seed;
     options.select_metric = select_metric;
     options.augment = pe_augmentation(config);
-    const bool progress = !a.quiet && stderr_is_terminal();
+    const bool progress_lines = !a.quiet && stderr_is_terminal();
 
     std::vector<Metrics> fold_val, fold_test;
     std::map<std::string, std::vector<double>> per_task;
     GraphTrainResult first;
+    std::vector<GraphTrainResult> first_members;  // fold 0's ensemble members (--ensemble-size > 1)
     std::vector<std::vector<std::uint32_t>> bits;
     if (a.model_type == "fingerprint") bits = fingerprints(data.smiles);
     // The first fold's model is written only once every fold has finished, so a run that fails
@@ -197,24 +204,97 @@ int run_graph_train(const TrainArgs& a) {
         const IndexSplit& split = folds[f];
         GraphTrainResult r;
         if (a.model_type == "gat") {
-            Model model = make_graph_model(data, fit, init_seed);
-            model.info().smiles_column = a.smiles_column;
-            const auto on_epoch = [&](const GraphEpochStats& s) {
-                if (!progress) return;
-                std::fprintf(stderr, "%sepoch %3d  loss %.4f  val %s %.4f  %.2f s%s\n",
-                             folds.size() > 1 ? ("fold " + std::to_string(f + 1) + "  ").c_str() : "", s.epoch, s.train_loss,
-                             s.val_metric.c_str(), s.val_score, s.seconds, s.best ? "  *" : "");
-            };
-            // Single-split runs checkpoint and resume; k-fold runs only stop (no checkpoint).
-            if (folds.size() == 1)
-                checkpoints.attach(options.checkpoint, model.config(), model.info(), model.parameters(),
+            // Members of an ensemble train one after another on this fold's split, each from its
+            // own seeds; a resumed ensemble run takes the members its checkpoint had finished.
+            const int n_members = a.ensemble_size;
+            const bool checkpointed = folds.size() == 1;  // single-split runs checkpoint and resume; k-fold runs only stop
+            const int first_member = checkpointed ? checkpoints.resumed_member() : 0;
+            if (checkpointed && checkpoints.resuming()) {
+                // Before any finished member is taken from the checkpoint: it must be this run's.
+                Model probe = make_graph_model(data, fit, init_seed);
+                checkpoints.verify(probe.config(), probe.parameters(),
                                    run_identity(a, options.adam, options.batch_size, options.schedule, options.epochs));
-            else
-                options.checkpoint.stop = stop_flag();
-            r = with_stop_on_signals([&] { return train_graph_model(model, data, split, options, on_epoch); });
+            }
+            if (first_member >= n_members)
+                throw UserError("--resume: the checkpoint is at ensemble member " + std::to_string(first_member + 1) + " of a run with " +
+                                std::to_string(n_members));
+            EnsembleProgress progress;
+            std::vector<Model> members;
+            std::vector<GraphTrainResult> member_results;
+            for (int k = 0; k < n_members; ++k) {
+                const ModelSeeds seeds = member_seeds(a, {.init = init_seed, .train = train_seed}, k);
+                Model model = make_graph_model(data, fit, seeds.init);
+                model.info().smiles_column = a.smiles_column;
+                GraphTrainResult mr;
+                if (k < first_member) {
+                    const FinishedMember& done = checkpoints.resumed_finished()[static_cast<std::size_t>(k)];
+                    auto params = model.parameters();
+                    for (std::size_t i = 0; i < params.size(); ++i) params[i]->value = done.weights.at(i);
+                    mr.epochs_run = done.epochs_run;
+                    mr.best_epoch = done.best_epoch;
+                    mr.train_seconds = done.train_seconds;
+                    mr.epoch_seconds_median = done.epoch_seconds_median;
+                    mr.val = evaluate_predictions(target_type, predict_graphs(model, data, split.val), rows_of(data.targets, split.val));
+                    if (!split.test.empty())
+                        mr.test = evaluate_predictions(target_type, predict_graphs(model, data, split.test), rows_of(data.targets, split.test),
+                                                       &mr.test_per_task);
+                } else {
+                    options.seed = seeds.train;
+                    progress.member = k;
+                    const std::string prefix = (folds.size() > 1 ? "fold " + std::to_string(f + 1) + "  " : std::string()) +
+                                               (n_members > 1 ? "member " + std::to_string(k + 1) + "/" + std::to_string(n_members) + "  " : std::string());
+                    const auto on_epoch = [&](const GraphEpochStats& s) {
+                        if (!progress_lines) return;
+                        std::fprintf(stderr, "%sepoch %3d  loss %.4f  val %s %.4f  %.2f s%s\n", prefix.c_str(), s.epoch, s.train_loss,
+                                     s.val_metric.c_str(), s.val_score, s.seconds, s.best ? "  *" : "");
+                    };
+                    if (checkpointed)
+                        checkpoints.attach(options.checkpoint, model.config(), model.info(), model.parameters(),
+                                           run_identity(a, options.adam, options.batch_size, options.schedule, options.epochs),
+                                           n_members > 1 ? &progress : nullptr);
+                    else
+                        options.checkpoint.stop = stop_flag();
+                    mr = with_stop_on_signals([&] { return train_graph_model(model, data, split, options, on_epoch); });
+                }
+                if (n_members > 1 && !a.quiet) {
+                    std::cerr << (folds.size() > 1 ? "fold " + std::to_string(f + 1) + " " : std::string()) << "member " << k + 1 << "/"
+                              << n_members << ": best epoch " << mr.best_epoch;
+                    if (mr.val.count(select_metric)) std::cerr << ", val_" << select_metric << " " << number(mr.val.at(select_metric));
+                    std::cerr << "\n";
+                }
+                if (checkpointed && n_members > 1) {
+                    FinishedMember done{.epochs_run = mr.epochs_run, .best_epoch = mr.best_epoch, .train_seconds = mr.train_seconds,
+                                        .epoch_seconds_median = mr.epoch_seconds_median};
+                    for (const auto* p : model.parameters()) done.weights.push_back(p->value);
+                    progress.finished.push_back(std::move(done));
+                }
+                members.push_back(std::move(model));
+                member_results.push_back(std::move(mr));
+            }
+            if (n_members == 1) {
+                r = member_results.front();
+            } else {
+                // The ensemble's metrics, from its averaged predictions; the run's figures are
+                // member 0's (epochs) and all members' together (training time).
+                std::vector<Model*> ptrs;
+                for (auto& m : members) ptrs.push_back(&m);
+                r.epochs_run = member_results.front().epochs_run;
+                r.best_epoch = member_results.front().best_epoch;
+                r.epoch_seconds_median = member_results.front().epoch_seconds_median;
+                for (const auto& mr : member_results) r.train_seconds += mr.train_seconds;
+                r.val = evaluate_predictions(target_type, predict_graphs(ptrs, data, split.val), rows_of(data.targets, split.val));
+                if (!split.test.empty())
+                    r.test = evaluate_predictions(target_type, predict_graphs(ptrs, data, split.test), rows_of(data.targets, split.test),
+                                                  &r.test_per_task);
+            }
             if (f == 0) {
-                for (const auto& [k, v] : r.test) model.info().metrics["test_" + k] = v;
-                write_model = [&a, kept = std::make_shared<Model>(std::move(model))] { save_model(a.out, *kept); };
+                first_members = member_results;
+                for (const auto& [k, v] : r.test) members.front().info().metrics["test_" + k] = v;
+                write_model = [&a, kept = std::make_shared<std::vector<Model>>(std::move(members))] {
+                    std::vector<Model*> ptrs;
+                    for (auto& m : *kept) ptrs.push_back(&m);
+                    save_model_ensemble(a.out, ptrs);
+                };
             }
         } else {
             if (target_type == "multiclass") throw UserError("--model-type fingerprint supports binary and regression targets");
@@ -275,6 +355,18 @@ int run_graph_train(const TrainArgs& a) {
                         {"n_test", folds.front().test.size()}};
     if (a.init_seed) m["init_seed"] = *a.init_seed;
     if (a.model_type == "gat") {
+        m["ensemble_size"] = a.ensemble_size;
+        if (a.ensemble_size > 1) {
+            // Each member of the first fold on its own (the top-level metrics are the ensemble's).
+            nlohmann::json list = nlohmann::json::array();
+            for (const auto& mr : first_members) {
+                nlohmann::json one = {{"epochs_run", mr.epochs_run}, {"best_epoch", mr.best_epoch}, {"train_seconds", mr.train_seconds}};
+                for (const auto& [k, v] : mr.val) one["val_" + k] = std::isnan(v) ? nlohmann::json(nullptr) : nlohmann::json(v);
+                for (const auto& [k, v] : mr.test) one["test_" + k] = std::isnan(v) ? nlohmann::json(nullptr) : nlohmann::json(v);
+                list.push_back(one);
+            }
+            m["members"] = list;
+        }
         m["conv"] = a.conv;
         m["mask"] = a.mask;
         m["block"] = a.block;
@@ -313,7 +405,8 @@ int run_graph_train(const TrainArgs& a) {
     const std::string model_name = a.model_type == "gat" ? a.conv + (a.block == "transformer" ? " transformer blocks" : "") +
                                                               (a.mask != "edges" ? ", mask " + a.mask : "") + (a.pe != "none" ? ", pe " + a.pe : "")
                                                         : a.model_type;
-    std::cout << data.name << " (" << model_name << ", " << target_type << (folds.size() > 1 ? ", " + std::to_string(folds.size()) + " folds" : "")
+    const std::string ensemble_name = a.model_type == "gat" && a.ensemble_size > 1 ? ", ensemble of " + std::to_string(a.ensemble_size) : "";
+    std::cout << data.name << " (" << model_name << ensemble_name << ", " << target_type << (folds.size() > 1 ? ", " + std::to_string(folds.size()) + " folds" : "")
               << "):";
     for (const auto& [k, v] : m.items())
         if (k.rfind("test_", 0) == 0 && v.is_number() && k.find("_std") == std::string::npos) std::cout << " " << k << " " << number(v.get<double>());
@@ -326,7 +419,8 @@ int run_graph_predict(const PredictArgs& a) {
     const std::string kind = model_kind(a.model);
     ModelInfo info;
     std::string target_type;
-    std::unique_ptr<Model> model;
+    std::vector<Model> members;  // an attention model's members (one unless it is an ensemble)
+    Model* model = nullptr;      // the first
     std::unique_ptr<FingerprintModel> fp;
     if (kind == "fingerprint") {
         auto loaded = load_fingerprint_model(a.model);
@@ -334,7 +428,8 @@ int run_graph_predict(const PredictArgs& a) {
         info = loaded.info;
         target_type = loaded.target_type;
     } else {
-        model = std::make_unique<Model>(load_molecule_model(a.model, "predict"));
+        members = load_molecule_models(a.model, "predict");
+        model = &members.front();
         info = model->info();
         target_type = model->config().target_type;
     }
@@ -364,18 +459,22 @@ int run_graph_predict(const PredictArgs& a) {
         if (fp)
             pred = fp->predict(fingerprints(table.data.smiles));
         else
-            pred = predict_graphs(*model, table.data, kept);
+            pred = predict_graphs(member_pointers(members), table.data, kept);
     }
     if (!a.attention.empty()) {
-        // One molecule at a time, so every row of α belongs to one molecule: input row, atom indices.
-        std::string att = "row,layer,head,src_atom,dst_atom,self_loop,alpha\n";
+        // One molecule at a time, so every row of α belongs to one molecule: input row, atom
+        // indices. An ensemble's rows say which member (1..N) they come from.
+        const bool ensemble = members.size() > 1;
+        std::string att = ensemble ? "row,member,layer,head,src_atom,dst_atom,self_loop,alpha\n" : "row,layer,head,src_atom,dst_atom,self_loop,alpha\n";
         for (std::size_t r = 0; r < table.records.size(); ++r) {
             const long g = table.graph_of_record[r];
             if (g < 0 || pred_row[static_cast<std::size_t>(g)] < 0) continue;
-            const GraphBatchData b = forward_molecule(*model, table.data, static_cast<std::size_t>(g));
-            std::vector<std::string> atoms(static_cast<std::size_t>(b.x.rows()));
-            for (std::size_t i = 0; i < atoms.size(); ++i) atoms[i] = std::to_string(i);
-            att += attention_rows(*model, atoms, std::to_string(r + 1) + ",");
+            for (std::size_t k = 0; k < members.size(); ++k) {
+                const GraphBatchData b = forward_molecule(members[k], table.data, static_cast<std::size_t>(g));
+                std::vector<std::string> atoms(static_cast<std::size_t>(b.x.rows()));
+                for (std::size_t i = 0; i < atoms.size(); ++i) atoms[i] = std::to_string(i);
+                att += attention_rows(members[k], atoms, std::to_string(r + 1) + "," + (ensemble ? std::to_string(k + 1) + "," : std::string()));
+            }
         }
         write_file_atomically(a.attention, att);
         std::cerr << "attention coefficients written to " << a.attention << "\n";

@@ -25,9 +25,15 @@ std::vector<std::string> prediction_columns(const std::string& target_type, cons
     return columns;
 }
 
-Model load_molecule_model(const std::string& path, const std::string& command) {
-    Model model = load_model(path);
-    const ModelInfo& info = model.info();
+std::vector<Model*> member_pointers(std::vector<Model>& members) {
+    std::vector<Model*> out;
+    for (auto& m : members) out.push_back(&m);
+    return out;
+}
+
+std::vector<Model> load_molecule_models(const std::string& path, const std::string& command) {
+    std::vector<Model> model = load_model_ensemble(path);
+    const ModelInfo& info = model.front().info();
     if (info.featurizer == "tu")
         throw UserError(command + " for TU-format graph models is not available yet; train/evaluate report its metrics");
     if (info.featurizer != chem::featurizer_id())

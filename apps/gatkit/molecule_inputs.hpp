@@ -17,9 +17,12 @@ namespace gatkit::cli {
 // p_<class> (multiclass), as `gatkit predict` writes them.
 std::vector<std::string> prediction_columns(const std::string& target_type, const ModelInfo& info);
 
-// A molecule attention model (a graph model on this gatkit's featurizer) from `path`; UserError
-// for TU-format models and other featurizers. `command` names the caller ("predict", ...).
-Model load_molecule_model(const std::string& path, const std::string& command);
+// A molecule attention model (a graph model on this gatkit's featurizer) from `path`: its
+// members, one unless it is an ensemble (they share config and info). UserError for TU-format
+// models and other featurizers. `command` names the caller ("predict", ...).
+std::vector<Model> load_molecule_models(const std::string& path, const std::string& command);
+// Pointers to every member, for predict_graphs.
+std::vector<Model*> member_pointers(std::vector<Model>& members);
 
 // The molecules to run: `smiles` as a one-row table (header "smiles"; an invalid SMILES is that
 // row's error), or else the file `data` (CSV, .smi, SDF) read with `smiles_column` (empty: the

@@ -6,6 +6,7 @@
 #include "gatkit/core/error.hpp"
 #include "gatkit/io/atomic_file.hpp"
 
+#include <charconv>
 #include <cmath>
 #include "safetensors_io.hpp"
 
@@ -31,10 +32,20 @@ struct GatkitFile : detail::SafetensorsFile {
             throw bad("is a training checkpoint, not a model file (continue the run with gatkit train ... --resume " + path + ")");
         if (format != "gatkit") throw bad("unsupported model file: a safetensors file without gatkit metadata");
         const std::string version = meta_text("format_version");
-        if (version != std::to_string(kModelFormatVersion))
-            throw bad("unsupported model file format version '" + version + "' (this gatkit reads version " +
-                      std::to_string(kModelFormatVersion) + ")");
+        if (version != std::to_string(kModelFormatVersion) && version != std::to_string(kEnsembleFormatVersion))
+            throw bad("unsupported model file format version '" + version + "' (this gatkit reads versions " +
+                      std::to_string(kModelFormatVersion) + " and " + std::to_string(kEnsembleFormatVersion) + ")");
+        if (version == std::to_string(kEnsembleFormatVersion)) {
+            const std::string n = meta_text("ensemble_size");
+            std::size_t value = 0;
+            const auto r = std::from_chars(n.data(), n.data() + n.size(), value);
+            if (r.ec != std::errc() || r.ptr != n.data() + n.size() || value < 2 || value > kMaxEnsembleSize)
+                throw bad("format version " + version + " needs an ensemble_size from 2 to " + std::to_string(kMaxEnsembleSize) + ", got '" + n + "'");
+            ensemble_size = value;
+        }
     }
+
+    std::size_t ensemble_size = 1;  // members (format version 2: "ensemble_size", else 1)
 
     // A config is checked against the file before any layer is built: its layers cannot have
     // many more parameters than the file holds values (ModelConfig::parameter_bound is at most
@@ -99,18 +110,42 @@ void check_node_features(const GatkitFile& file, const ModelConfig& config, cons
 
 }  // namespace
 
-void save_model(const std::string& path, Model& model) {
+void save_model(const std::string& path, Model& model) { save_model_ensemble(path, {&model}); }
+
+void save_model_ensemble(const std::string& path, const std::vector<Model*>& members) {
+    if (members.empty() || members.size() > kMaxEnsembleSize)
+        throw ConfigError("save_model_ensemble: " + std::to_string(members.size()) + " members (1 to " + std::to_string(kMaxEnsembleSize) + ")");
+    Model& first = *members.front();
+    const json config = config_to_json(first.config());
+    for (std::size_t k = 1; k < members.size(); ++k)
+        if (config_to_json(members[k]->config()) != config)
+            throw ConfigError("save_model_ensemble: member " + std::to_string(k) + " has another configuration than member 0");
+    const bool ensemble = members.size() > 1;
+    // Names kept alive for the tensor list: a single model's parameters keep their own names, an
+    // ensemble's are member.<k>.<name>.
+    std::vector<std::string> names;
+    std::vector<const Matrix*> values;
+    for (std::size_t k = 0; k < members.size(); ++k)
+        for (const auto* p : members[k]->parameters()) {
+            names.push_back(ensemble ? "member." + std::to_string(k) + "." + p->name : p->name);
+            values.push_back(&p->value);
+        }
     std::vector<std::pair<std::string, const Matrix*>> tensors;
-    for (const auto* p : model.parameters()) tensors.emplace_back(p->name, &p->value);
+    for (std::size_t i = 0; i < names.size(); ++i) tensors.emplace_back(names[i], values[i]);
     json meta = base_metadata("gat");
-    meta["config"] = config_to_json(model.config()).dump();
-    meta["info"] = info_to_json(model.info()).dump();
-    if (model.info().featurizer == chem::featurizer_id()) meta["featurizer_spec"] = chem::featurizer_spec();
+    if (ensemble) {
+        meta["format_version"] = std::to_string(kEnsembleFormatVersion);
+        meta["ensemble_size"] = std::to_string(members.size());
+    }
+    meta["config"] = config.dump();
+    meta["info"] = info_to_json(first.info()).dump();
+    if (first.info().featurizer == chem::featurizer_id()) meta["featurizer_spec"] = chem::featurizer_spec();
     write_file_atomically(path, safetensors_bytes(float_tensors(tensors), meta));
 }
 
-Model load_model(const std::string& path) {
-    const GatkitFile file(path);
+namespace {
+
+std::vector<Model> read_models(const GatkitFile& file) {
     if (file.model_type() != "gat")
         throw file.bad("holds a '" + file.model_type() + "' model, not an attention model");
     ModelConfig config;
@@ -127,17 +162,35 @@ Model load_model(const std::string& path) {
     }
     if (config.task != "node" && config.task != "graph")
         throw file.bad("holds a " + config.task + " model; load it with load_link_model");
+    if (file.ensemble_size > 1 && config.task != "graph") throw file.bad("an ensemble of " + config.task + " models (only graph models have ensembles)");
     if (info.featurizer == chem::featurizer_id() && file.meta().contains("featurizer_spec") &&
         file.meta()["featurizer_spec"] != chem::featurizer_spec())
         throw file.bad("its atom/bond features (featurizer '" + info.featurizer + "', layout " + file.meta()["featurizer_spec"].dump() +
                        ") differ from this gatkit's (" + chem::featurizer_spec() + "); train the model again");
     check_graph_features(file, config, info);
     check_node_features(file, config, info);
-    Model model(config, 0);
-    model.info() = info;
-    for (auto* p : model.parameters()) file.read(p->name, p->value);
-    return model;
+    std::vector<Model> members;
+    for (std::size_t k = 0; k < file.ensemble_size; ++k) {
+        Model model(config, 0);
+        model.info() = info;
+        const std::string prefix = file.ensemble_size > 1 ? "member." + std::to_string(k) + "." : "";
+        for (auto* p : model.parameters()) file.read(prefix + p->name, p->value);
+        members.push_back(std::move(model));
+    }
+    return members;
 }
+
+}  // namespace
+
+Model load_model(const std::string& path) {
+    const GatkitFile file(path);
+    if (file.ensemble_size > 1)
+        throw file.bad("holds an ensemble of " + std::to_string(file.ensemble_size) +
+                       " models; read it with load_model_ensemble or gatkit::Predictor");
+    return std::move(read_models(file).front());
+}
+
+std::vector<Model> load_model_ensemble(const std::string& path) { return read_models(GatkitFile(path)); }
 
 namespace {
 

@@ -72,14 +72,14 @@ struct Featurized {
     std::vector<std::string> errors;
 };
 
-void append_attention(const Model& model, std::vector<AttentionWeight>& out) {
+void append_attention(const Model& model, std::vector<AttentionWeight>& out, int member) {
     for (std::size_t l = 0; l < model.num_layers(); ++l) {
         const auto edges = model.attention_graph(l).edge_list();
         const Matrix& alpha = model.attention(l);
         for (Eigen::Index h = 0; h < alpha.cols(); ++h)
             for (std::size_t e = 0; e < edges.size(); ++e)
                 out.push_back({static_cast<int>(l), static_cast<int>(h), edges[e].first, edges[e].second, edges[e].first == edges[e].second,
-                               alpha(static_cast<Eigen::Index>(e), h)});
+                               alpha(static_cast<Eigen::Index>(e), h), member});
     }
 }
 
@@ -101,7 +101,9 @@ Predictor Predictor::load(const std::string& path, const PredictorOptions& optio
         p.info_ = std::move(loaded.info);
         p.target_type_ = loaded.target_type;
     } else if (p.kind_ == "graph" || p.kind_ == "node") {
-        p.model_ = std::make_unique<Model>(load_model(path));
+        std::vector<Model> members = load_model_ensemble(path);
+        for (auto& m : members) p.members_.push_back(std::make_unique<Model>(std::move(m)));
+        p.model_ = p.members_.front().get();
         p.info_ = p.model_->info();
         p.target_type_ = p.kind_ == "node" ? "multiclass" : p.model_->config().target_type;
         if (p.kind_ == "graph" && p.info_.featurizer != "tu" && p.info_.featurizer != chem::featurizer_id())
@@ -122,9 +124,18 @@ const ModelConfig& Predictor::config() const {
     return model_ ? model_->config() : fingerprint_config;
 }
 
-Model& Predictor::model() {
+Model& Predictor::model(std::size_t member) {
     if (!model_) throw ConfigError("a fingerprint model has no attention model");
-    return *model_;
+    if (member >= members_.size())
+        throw ConfigError("member " + std::to_string(member) + " of a model with " + std::to_string(members_.size()) +
+                          (members_.size() == 1 ? " member" : " members"));
+    return *members_[member];
+}
+
+std::vector<Model*> Predictor::members() const {
+    std::vector<Model*> out;
+    for (const auto& m : members_) out.push_back(m.get());
+    return out;
 }
 
 namespace {
@@ -252,12 +263,12 @@ Predictions Predictor::predict(const GraphDataset& data) {
         throw ConfigError("this model also takes " + info_.graph_features + " molecule-level features (GraphSample::u); the graphs have neither them nor SMILES");
     Matrix values;
     if (c.pe == "none" && !need_u) {
-        values = predict_graphs(*model_, data, kept, options_.batch_size);
+        values = predict_graphs(members(), data, kept, options_.batch_size);
     } else {
         GraphDataset with = data;
         add_positional_encodings(with, c.pe);
         if (need_u) add_molecule_features(with, info_.graph_features);
-        values = predict_graphs(*model_, with, kept, options_.batch_size);
+        values = predict_graphs(members(), with, kept, options_.batch_size);
     }
     for (std::size_t k = 0; k < kept.size(); ++k) p.values.row(static_cast<Eigen::Index>(kept[k])) = values.row(static_cast<Eigen::Index>(k));
     return p;
@@ -278,17 +289,20 @@ Matrix Predictor::graph_embeddings(const std::vector<std::string>& smiles, std::
     std::vector<std::size_t> kept;
     for (std::size_t g = 0; g < f.data.size(); ++g)
         if (too_large[g].empty()) kept.push_back(g);
-    const Eigen::Index width = c.heads * c.hidden;
-    Matrix pooled(static_cast<Eigen::Index>(kept.size()), width);
+    // An ensemble's members each give their vector, side by side (member k: columns k·C..k·C+C-1).
+    Matrix pooled;
     for (std::size_t start = 0; start < kept.size(); start += static_cast<std::size_t>(options_.batch_size)) {
         const std::vector<std::size_t> idx(kept.begin() + static_cast<std::ptrdiff_t>(start),
                                            kept.begin() + static_cast<std::ptrdiff_t>(std::min(kept.size(), start + options_.batch_size)));
         const GraphBatchData b = make_batch_data(f.data, idx);
-        model_->forward(b.batch, b.x, &b.edge_attr, /*training=*/false, nullptr, &b.u);
-        const Matrix& g = model_->graph_embeddings();
-        if (g.cols() != pooled.cols()) pooled.conservativeResize(Eigen::NoChange, g.cols());
-        pooled.middleRows(static_cast<Eigen::Index>(start), g.rows()) = g;
+        for (std::size_t k = 0; k < members_.size(); ++k) {
+            members_[k]->forward(b.batch, b.x, &b.edge_attr, /*training=*/false, nullptr, &b.u);
+            const Matrix& g = members_[k]->graph_embeddings();
+            if (pooled.size() == 0) pooled.resize(static_cast<Eigen::Index>(kept.size()), g.cols() * static_cast<Eigen::Index>(members_.size()));
+            pooled.block(static_cast<Eigen::Index>(start), static_cast<Eigen::Index>(k) * g.cols(), g.rows(), g.cols()) = g;
+        }
     }
+    if (pooled.size() == 0) pooled.resize(0, c.heads * c.hidden * static_cast<Eigen::Index>(members_.size()));
     std::vector<Eigen::Index> row_of_graph(f.data.size(), -1);
     for (std::size_t k = 0; k < kept.size(); ++k) row_of_graph[kept[k]] = static_cast<Eigen::Index>(k);
     Matrix out = Matrix::Constant(static_cast<Eigen::Index>(smiles.size()), pooled.cols(), kNaN);
@@ -314,13 +328,13 @@ std::vector<AttentionWeight> Predictor::molecule_attention(const std::string& sm
     const Matrix u_row = Eigen::Map<const Matrix>(u.data(), 1, static_cast<Eigen::Index>(u.size()));
     run_graph(s.graph, s.x, &s.edge_attr, &u_row);
     std::vector<AttentionWeight> out;
-    append_attention(*model_, out);
+    for (std::size_t k = 0; k < members_.size(); ++k) append_attention(*members_[k], out, static_cast<int>(k));
     return out;
 }
 
-// One forward of a user's graph (x without PE columns); node models: the node forward (N×K
-// logits), graph models: a batch of one graph (1×T raw outputs).
-Matrix Predictor::run_graph(const Graph& graph, const Matrix& x, const Matrix* edge_attr, const Matrix* graph_attr) {
+// One forward of a user's graph (x without PE columns) through every member; node models: the
+// node forward (N×K logits), graph models: a batch of one graph (1×T raw outputs), one per member.
+std::vector<Matrix> Predictor::run_graph(const Graph& graph, const Matrix& x, const Matrix* edge_attr, const Matrix* graph_attr) {
     if (!model_) throw ConfigError("a fingerprint model predicts from SMILES only");
     const ModelConfig& c = model_->config();
     if (c.graph_dim > 0 && !graph_attr)
@@ -341,7 +355,7 @@ Matrix Predictor::run_graph(const Graph& graph, const Matrix& x, const Matrix* e
     if (in.cols() != c.in_features)
         throw ShapeError("the model expects " + std::to_string(c.in_features - c.pe_dim()) + " feature columns per node, x has " +
                          std::to_string(x.cols()));
-    if (kind_ == "node") return model_->forward(graph, in, /*training=*/false);
+    if (kind_ == "node") return {model_->forward(graph, in, /*training=*/false)};
     Matrix attr;
     if (c.edge_dim > 0) {
         if (!edge_attr) throw ShapeError("the model scores edges with " + std::to_string(c.edge_dim) + " edge features; edge_attr is missing");
@@ -353,12 +367,18 @@ Matrix Predictor::run_graph(const Graph& graph, const Matrix& x, const Matrix* e
     GraphDataset one;
     one.graphs.push_back({graph, std::move(in), std::move(attr), graph_attr ? *graph_attr : Matrix()});
     batch_ = std::make_unique<GraphBatchData>(make_batch_data(one, {0}));
-    return model_->forward(batch_->batch, batch_->x, c.edge_dim > 0 ? &batch_->edge_attr : nullptr, /*training=*/false, nullptr, &batch_->u);
+    std::vector<Matrix> raw;
+    for (const auto& m : members_)
+        raw.push_back(m->forward(batch_->batch, batch_->x, c.edge_dim > 0 ? &batch_->edge_attr : nullptr, /*training=*/false, nullptr, &batch_->u));
+    return raw;
 }
 
 Predictions Predictor::predict_graph(const Graph& graph, const Matrix& x, const Matrix* edge_attr) {
     ThreadScope threads(options_.threads);
-    Matrix values = output_values(target_type_, info_, run_graph(graph, x, edge_attr));
+    const std::vector<Matrix> raw = run_graph(graph, x, edge_attr);
+    Matrix values = output_values(target_type_, info_, raw.front());
+    for (std::size_t k = 1; k < raw.size(); ++k) values += output_values(target_type_, info_, raw[k]);
+    if (raw.size() > 1) values /= static_cast<float>(raw.size());
     std::vector<std::string> errors(static_cast<std::size_t>(values.rows()));
     return {columns_, std::move(values), std::move(errors)};
 }
@@ -366,14 +386,18 @@ Predictions Predictor::predict_graph(const Graph& graph, const Matrix& x, const 
 Matrix Predictor::node_embeddings(const Graph& graph, const Matrix& x, const Matrix* edge_attr) {
     ThreadScope threads(options_.threads);
     run_graph(graph, x, edge_attr);
-    return model_->node_embeddings();
+    if (members_.size() == 1) return model_->node_embeddings();
+    const Eigen::Index width = model_->node_embeddings().cols();
+    Matrix out(model_->node_embeddings().rows(), width * static_cast<Eigen::Index>(members_.size()));
+    for (std::size_t k = 0; k < members_.size(); ++k) out.middleCols(static_cast<Eigen::Index>(k) * width, width) = members_[k]->node_embeddings();
+    return out;
 }
 
 std::vector<AttentionWeight> Predictor::attention(const Graph& graph, const Matrix& x, const Matrix* edge_attr) {
     ThreadScope threads(options_.threads);
     run_graph(graph, x, edge_attr);
     std::vector<AttentionWeight> out;
-    append_attention(*model_, out);
+    for (std::size_t k = 0; k < members_.size(); ++k) append_attention(*members_[k], out, static_cast<int>(k));
     return out;
 }
 

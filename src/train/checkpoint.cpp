@@ -71,6 +71,29 @@ void save_checkpoint(const std::string& path, const Checkpoint& c) {
         order(static_cast<Eigen::Index>(k), 0) = static_cast<std::int32_t>(s.order[k]);
     }
     if (!s.order.empty()) tensors.push_back({"train.order", "I32", order.rows(), 1, order.data()});
+    if (c.finished.size() != static_cast<std::size_t>(c.member))
+        throw ConfigError("save_checkpoint: member " + std::to_string(c.member) + " with " + std::to_string(c.finished.size()) + " finished members");
+    std::vector<std::string> member_names;  // alive until the tensors are written
+    std::vector<const Matrix*> member_values;
+    json finished = json::array();
+    for (std::size_t m = 0; m < c.finished.size(); ++m) {
+        const FinishedMember& f = c.finished[m];
+        if (f.weights.size() != c.parameter_names.size())
+            throw ConfigError("save_checkpoint: finished member " + std::to_string(m) + " has " + std::to_string(f.weights.size()) + " weights");
+        for (std::size_t k = 0; k < f.weights.size(); ++k) {
+            member_names.push_back("member." + std::to_string(m) + "." + c.parameter_names[k]);
+            member_values.push_back(&f.weights[k]);
+        }
+        finished.push_back({{"epochs_run", f.epochs_run},
+                            {"best_epoch", f.best_epoch},
+                            {"train_seconds", number(f.train_seconds)},
+                            {"epoch_seconds_median", number(f.epoch_seconds_median)}});
+    }
+    {
+        std::vector<std::pair<std::string, const Matrix*>> member_tensors;
+        for (std::size_t k = 0; k < member_names.size(); ++k) member_tensors.emplace_back(member_names[k], member_values[k]);
+        for (const auto& t : detail::float_tensors(member_tensors)) tensors.push_back(t);
+    }
 
     json state = {{"epoch", s.epoch},
                   {"best_epoch", s.best_epoch},
@@ -86,6 +109,10 @@ void save_checkpoint(const std::string& path, const Checkpoint& c) {
                   {"epoch_batches", s.epoch_batches},
                   {"epoch_seconds", s.epoch_seconds},
                   {"train_seconds", s.train_seconds}};
+    if (c.member > 0) {
+        state["member"] = c.member;
+        state["finished"] = finished;
+    }
     json run = json::object();
     for (const auto& [k, v] : c.run) run[k] = v;
     json meta = {{"format", kFormat},
@@ -163,6 +190,26 @@ Checkpoint load_checkpoint(const std::string& path) {
             for (Eigen::Index k = 0; k < order.size(); ++k) {
                 if (order.data()[k] < 0) throw file.bad("tensor 'train.order' holds " + std::to_string(order.data()[k]));
                 s.order.push_back(static_cast<std::size_t>(order.data()[k]));
+            }
+        }
+        c.member = detail::integer_of<int>(state, "member", 0);
+        if (c.member < 0) throw file.bad("state is inconsistent: member " + std::to_string(c.member));
+        if (c.member > 0) {
+            const json& finished = state.at("finished");
+            if (!finished.is_array() || finished.size() != static_cast<std::size_t>(c.member))
+                throw file.bad("state is inconsistent: member " + std::to_string(c.member) + " with " + finished.dump() + " finished");
+            for (std::size_t m = 0; m < finished.size(); ++m) {
+                FinishedMember f;
+                f.epochs_run = detail::integer_of<int>(finished[m], "epochs_run");
+                f.best_epoch = detail::integer_of<int>(finished[m], "best_epoch");
+                f.train_seconds = number_from(finished[m].at("train_seconds"));
+                f.epoch_seconds_median = number_from(finished[m].at("epoch_seconds_median"));
+                for (std::size_t k = 0; k < c.parameter_names.size(); ++k) {
+                    Matrix w(s.weights[k].rows(), s.weights[k].cols());
+                    file.read("member." + std::to_string(m) + "." + c.parameter_names[k], w);
+                    f.weights.push_back(std::move(w));
+                }
+                c.finished.push_back(std::move(f));
             }
         }
         if (s.batch_start > s.order.size())

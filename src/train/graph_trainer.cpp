@@ -184,6 +184,14 @@ Matrix predict_graphs(Model& model, const GraphDataset& data, const std::vector<
     return out;
 }
 
+Matrix predict_graphs(const std::vector<Model*>& members, const GraphDataset& data, const std::vector<std::size_t>& graphs, int batch_size) {
+    if (members.empty()) throw ConfigError("predict_graphs: an ensemble without members");
+    Matrix sum = predict_graphs(*members.front(), data, graphs, batch_size);
+    for (std::size_t k = 1; k < members.size(); ++k) sum += predict_graphs(*members[k], data, graphs, batch_size);
+    if (members.size() > 1) sum /= static_cast<float>(members.size());
+    return sum;
+}
+
 Metrics evaluate_predictions(const std::string& target_type, const Matrix& pred, const Matrix& targets,
                              std::map<std::string, std::vector<double>>* per_task) {
     Metrics m;

@@ -201,6 +201,44 @@ TEST_CASE("gatkit train --resume with --init-seed: resumed equals one run; anoth
     CHECK_FALSE(fs::exists(dir.file("other.gatkit")));
 }
 
+TEST_CASE("gatkit train --resume of an ensemble: finished members come from the checkpoint, the current one continues",
+          "[cli][checkpoint][ensemble]") {
+    TempDir dir;
+    const std::string run = graph_run(molecule_data(dir)) + " --ensemble-size 3";
+    const std::string whole = dir.file("whole.gatkit"), part = dir.file("part.gatkit"), resumed = dir.file("resumed.gatkit");
+    train(run + " --epochs 6 --out " + whole + " --metrics-json " + dir.file("whole.json"));
+    // Each member writes a checkpoint at its epoch 4; the last one is member 3's, after members 1
+    // and 2 finished their 6 epochs.
+    train(run + " --epochs 6 --checkpoint-every 4 --out " + part);
+    const gatkit::Checkpoint c = gatkit::load_checkpoint(part + ".ckpt");
+    CHECK(c.member == 2);
+    REQUIRE(c.finished.size() == 2);
+    CHECK(c.finished[0].epochs_run == 6);
+    CHECK(c.state.epoch == 4);
+    CHECK(c.run.at("--ensemble-size") == "3");
+    train(run + " --epochs 6 --resume " + part + ".ckpt --out " + resumed + " --metrics-json " + dir.file("resumed.json"));
+    const std::string a = read_text(whole);
+    REQUIRE(!a.empty());
+    CHECK(a == read_text(resumed));
+    auto ma = nlohmann::json::parse(read_text(dir.file("whole.json"))), mb = nlohmann::json::parse(read_text(dir.file("resumed.json")));
+    for (auto* m : {&ma, &mb}) {
+        for (const char* timing : {"train_seconds", "epoch_seconds_median", "peak_rss_mib"}) m->erase(timing);
+        for (auto& member : (*m)["members"]) member.erase("train_seconds");
+    }
+    CHECK(ma.dump() == mb.dump());
+
+    // Another ensemble size, or none, is another run.
+    for (const auto& [other, shown] : {std::pair<std::string, std::string>{" --ensemble-size 2", "--ensemble-size 2"}, {"", "--ensemble-size (not given)"}}) {
+        std::string args = run;
+        args.replace(args.find(" --ensemble-size 3"), 18, other);
+        const CliResult r = run_gatkit("train " + args + " --epochs 6 --resume " + part + ".ckpt --out " + dir.file("other.gatkit"));
+        INFO(r.err);
+        CHECK(r.exit_code == 1);
+        CHECK(has(r.err, "written by a run with --ensemble-size 3; this run has " + shown));
+    }
+    CHECK_FALSE(fs::exists(dir.file("other.gatkit")));
+}
+
 TEST_CASE("gatkit train --resume: link and edge tasks, k epochs then resumed equals one run", "[cli][checkpoint]") {
     TempDir dir;
     const std::string data = network_data(dir);

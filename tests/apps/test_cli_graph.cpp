@@ -22,6 +22,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace fs = std::filesystem;
@@ -656,6 +657,113 @@ TEST_CASE("graph train --init-seed: the split stays that of --seed, the weights 
     const auto f3 = run(data, fp + "--seed 3");
     CHECK(f3.second == run(data, fp + "--seed 3 --init-seed 9").second);
     CHECK(f3.second != run(data, fp + "--seed 4").second);
+}
+
+TEST_CASE("graph train --ensemble-size N: members are the runs --init-seed S+k gives, predictions their mean, one model file",
+          "[cli][graph][ensemble]") {
+    TempDir dir;
+    const std::string data = write_molecules(dir);
+    // Trains (kTiny: --seed 1) and returns the p_active column of predicting every row ("" for error rows).
+    int runs = 0;
+    const auto run = [&](const std::string& extra) {
+        const std::string m = dir.file("m" + std::to_string(++runs));
+        const CliResult r = run_gatkit("train --task graph --data " + shell_quote(data) + " --target-columns active" + kTiny + " " + extra +
+                                       " --out " + shell_quote(m) + " --metrics-json " + shell_quote(m + ".json"));
+        INFO("train " << extra << ": " << r.err);
+        REQUIRE(r.exit_code == 0);
+        const CliResult q = run_gatkit("predict --model " + shell_quote(m) + " --data " + shell_quote(data) + " --threads 1 --out " + shell_quote(m + ".csv"));
+        INFO("predict: " << q.err);
+        REQUIRE(q.exit_code == 0);
+        const auto csv = parse_csv(read_text(m + ".csv"));
+        const auto col = static_cast<std::size_t>(std::find(csv[0].begin(), csv[0].end(), "p_active") - csv[0].begin());
+        REQUIRE(col < csv[0].size());
+        std::vector<std::string> p;
+        for (std::size_t i = 1; i < csv.size(); ++i) p.push_back(csv[i][col]);
+        return std::tuple(m, p, r.err);
+    };
+    const auto [ens, p_ens, err] = run("--ensemble-size 3");
+    CHECK(has(err, "member 1/3: best epoch "));
+    CHECK(has(err, "member 3/3: best epoch "));
+    // Member 0 is the plain run of --seed 1; member k the run of --init-seed 1+k.
+    const auto [m0, p0, e0] = run("");
+    const auto [m1, p1, e1] = run("--init-seed 2");
+    const auto [m2, p2, e2] = run("--init-seed 3");
+    REQUIRE(p_ens.size() == p0.size());
+    int predicted = 0;
+    for (std::size_t i = 0; i < p_ens.size(); ++i) {
+        INFO("row " << i + 1);
+        REQUIRE(p_ens[i].empty() == p0[i].empty());
+        if (p_ens[i].empty()) continue;
+        ++predicted;
+        const double mean = (std::stod(p0[i]) + std::stod(p1[i]) + std::stod(p2[i])) / 3;
+        CHECK(std::stod(p_ens[i]) == Approx(mean).margin(1e-6));
+    }
+    CHECK(predicted == kValid);
+    // The three members are not the same model.
+    CHECK(p0 != p1);
+    CHECK(p1 != p2);
+
+    const nlohmann::json m = load_json(ens + ".json");
+    CHECK(m["ensemble_size"] == 3);
+    REQUIRE(m["members"].size() == 3);
+    const std::string singles[] = {m0, m1, m2};
+    for (int k = 0; k < 3; ++k) {
+        const nlohmann::json one = load_json(singles[k] + ".json");
+        CHECK(one["ensemble_size"] == 1);
+        CHECK_FALSE(one.contains("members"));
+        for (const char* key : {"val_roc_auc", "test_roc_auc", "test_accuracy", "best_epoch", "epochs_run"}) {
+            INFO("member " << k << " " << key);
+            CHECK(m["members"][k][key] == one[key]);
+        }
+    }
+    CHECK(m["test_roc_auc"].is_number());
+    CHECK(m["best_epoch"] == m["members"][0]["best_epoch"]);
+
+    // One file with three members; the single-model reader refuses it instead of reading one.
+    CHECK(gatkit::load_model_ensemble(ens).size() == 3);
+    CHECK(gatkit::load_model_ensemble(m0).size() == 1);
+    CHECK_THROWS_WITH(gatkit::load_model(ens), Catch::Contains("holds an ensemble of 3 models"));
+    const CliResult info = run_gatkit("info --model " + shell_quote(ens));
+    REQUIRE(info.exit_code == 0);
+    CHECK(has(info.out, "ensemble:   3 members, predictions averaged"));
+
+    // predict --attention: every member's α, with a member column.
+    const CliResult a = run_gatkit("predict --model " + shell_quote(ens) + " --smiles CCO --threads 1 --attention " + shell_quote(dir.file("att.csv")));
+    REQUIRE(a.exit_code == 0);
+    const auto att = parse_csv(read_text(dir.file("att.csv")));
+    CHECK(att[0] == std::vector<std::string>{"row", "member", "layer", "head", "src_atom", "dst_atom", "self_loop", "alpha"});
+    std::set<std::string> members;
+    for (std::size_t i = 1; i < att.size(); ++i) members.insert(att[i][1]);
+    CHECK(members == std::set<std::string>{"1", "2", "3"});
+
+    // embed: each member's vector side by side; explain: the members' mean, heads not chosen.
+    REQUIRE(run_gatkit("embed --model " + shell_quote(ens) + " --smiles CCO --out " + shell_quote(dir.file("e.csv"))).exit_code == 0);
+    const auto header = parse_csv(read_text(dir.file("e.csv")))[0];
+    CHECK(std::find(header.begin(), header.end(), "m3_g0") != header.end());
+    CHECK(std::find(header.begin(), header.end(), "g0") == header.end());
+    const CliResult x = run_gatkit("explain --model " + shell_quote(ens) + " --smiles c1ccccc1N --out " + shell_quote(dir.file("x.svg")));
+    INFO(x.err);
+    REQUIRE(x.exit_code == 0);
+    CHECK(has(read_text(dir.file("x.svg")), "mean of 3 ensemble members"));
+    const CliResult h = run_gatkit("explain --model " + shell_quote(ens) + " --smiles c1ccccc1N --head 0 --out " + shell_quote(dir.file("h.svg")));
+    require_one_line_error(h);
+    CHECK(has(h.err, "heads do not correspond"));
+}
+
+TEST_CASE("train --ensemble-size: refused outside graph attention models and outside 1..100", "[cli][graph][ensemble]") {
+    TempDir dir;
+    const std::string data = write_molecules(dir);
+    const std::string base = "train --task graph --data " + shell_quote(data) + " --target-columns active" + kTiny + " --out " + shell_quote(dir.file("m"));
+    for (const char* bad : {" --ensemble-size 0", " --ensemble-size 101", " --ensemble-size 3 --model-type fingerprint"}) {
+        const CliResult r = run_gatkit(base + bad);
+        INFO(bad);
+        require_one_line_error(r);
+        CHECK(has(r.err, "--ensemble-size"));
+    }
+    const CliResult node = run_gatkit("train --task node --data " + shell_quote(data) + " --ensemble-size 2 --out " + shell_quote(dir.file("n")));
+    require_one_line_error(node);
+    CHECK(has(node.err, "--ensemble-size goes with --task graph"));
+    CHECK_FALSE(fs::exists(dir.file("m")));
 }
 
 TEST_CASE("graph train --split-out writes every valid row once per fold with its part, rows as in the input file", "[cli][graph]") {

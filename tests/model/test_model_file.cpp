@@ -290,3 +290,85 @@ TEST_CASE("load_model: a molecule model whose atom/bond feature layout differs f
     CHECK_THROWS_AS(load_model(bad), ParseError);
     CHECK_THROWS_WITH(load_model(bad), Catch::Contains("other-layout.gatkit") && Catch::Contains("differ from this gatkit's"));
 }
+
+namespace {
+
+Model small_graph_model(std::uint64_t seed) {
+    ModelConfig c;
+    c.task = "graph";
+    c.target_type = "binary";
+    c.in_features = 5;
+    c.num_classes = 1;
+    c.layers = 2;
+    c.heads = 2;
+    c.hidden = 4;
+    c.mlp_hidden = 8;
+    Model m(c, seed);
+    m.info().target_names = {"active"};
+    m.info().data_name = "toy";
+    return m;
+}
+
+}  // namespace
+
+TEST_CASE("save_model_ensemble / load_model_ensemble: every member exactly, in a version-2 file", "[model][file][ensemble]") {
+    TempDir dir;
+    Model a = small_graph_model(1), b = small_graph_model(2), c = small_graph_model(3);
+    const std::string path = dir.file("ens.gatkit");
+    save_model_ensemble(path, {&a, &b, &c});
+    std::vector<Model> loaded = load_model_ensemble(path);
+    REQUIRE(loaded.size() == 3);
+    Model* original[] = {&a, &b, &c};
+    for (std::size_t k = 0; k < 3; ++k) {
+        const auto pa = original[k]->parameters(), pb = loaded[k].parameters();
+        REQUIRE(pa.size() == pb.size());
+        for (std::size_t i = 0; i < pa.size(); ++i) {
+            INFO("member " << k << " " << pa[i]->name);
+            CHECK(pb[i]->value == pa[i]->value);
+        }
+        CHECK(loaded[k].info().target_names == std::vector<std::string>{"active"});
+    }
+    CHECK(a.parameters().front()->value != b.parameters().front()->value);  // members differ, so a mix-up would show
+    const std::string header = split_file(read_bytes(path)).header;
+    CHECK(header.find(R"("format_version":"2")") != std::string::npos);
+    CHECK(header.find(R"("ensemble_size":"3")") != std::string::npos);
+    CHECK(header.find("\"member.2.") != std::string::npos);
+
+    // The single-model reader refuses it rather than reading one member as the whole model.
+    CHECK_THROWS_AS(load_model(path), ParseError);
+    CHECK_THROWS_WITH(load_model(path), Catch::Contains("holds an ensemble of 3 models") && Catch::Contains("load_model_ensemble"));
+    // One member is a plain version-1 file that both readers take.
+    const std::string single = dir.file("one.gatkit");
+    save_model_ensemble(single, {&a});
+    CHECK(split_file(read_bytes(single)).header.find(R"("format_version":"1")") != std::string::npos);
+    CHECK(load_model_ensemble(single).size() == 1);
+    CHECK(load_model(single).parameters().front()->value == a.parameters().front()->value);
+}
+
+TEST_CASE("model ensembles: mismatched members and damaged ensemble files are refused with the reason", "[model][file][ensemble]") {
+    TempDir dir;
+    Model a = small_graph_model(1), b = small_graph_model(2);
+    ModelConfig other = b.config();
+    other.hidden = 8;
+    Model wide(other, 4);
+    CHECK_THROWS_AS(save_model_ensemble(dir.file("x.gatkit"), {&a, &wide}), ConfigError);
+    CHECK_THROWS_AS(save_model_ensemble(dir.file("x.gatkit"), {}), ConfigError);
+    CHECK_FALSE(fs::exists(dir.file("x.gatkit")));
+
+    const std::string path = dir.file("ens.gatkit");
+    save_model_ensemble(path, {&a, &b});
+    const std::string bytes = read_bytes(path);
+    const auto fails = [&](const std::string& damaged, const std::string& expect) {
+        const std::string bad = dir.file("bad.gatkit");
+        write_bytes(bad, damaged);
+        CHECK_THROWS_AS(load_model_ensemble(bad), ParseError);
+        CHECK_THROWS_WITH(load_model_ensemble(bad), Catch::Contains("bad.gatkit") && Catch::Contains(expect));
+    };
+    fails(edit_header(bytes, R"("ensemble_size":"2")", R"("ensemble_size":"1")"), "ensemble_size from 2 to 100");
+    fails(edit_header(bytes, R"("ensemble_size":"2")", R"("ensemble_size":"x2")"), "ensemble_size");
+    fails(edit_header(bytes, R"("ensemble_size":"2")", R"("ensemble_size":"3")"), "tensor 'member.2.");
+    fails(edit_header(bytes, "\"member.1.", "\"member.7."), "tensor 'member.1.");
+    // A version-1 reader sees a version it does not know (checked through this reader's message
+    // for an unknown version).
+    fails(edit_header(bytes, R"("format_version":"2")", R"("format_version":"3")"), "format version '3'");
+}

@@ -231,3 +231,53 @@ TEST_CASE("Predictor::load names what is wrong with a file it cannot use", "[api
     save_model(dir.file("old.gatkit"), r.model);
     CHECK_THROWS_WITH(Predictor::load(dir.file("old.gatkit")), Catch::Contains("featurizer 'atoms-v0'"));
 }
+
+TEST_CASE("Predictor on an ensemble: the mean of its members' predictions, their embeddings side by side, every member's attention",
+          "[api][ensemble]") {
+    TempDir dir;
+    const std::string data = dir.write("mols.csv", molecule_csv());
+    MoleculeTrainOptions o = small_options();
+    std::vector<Model> models;
+    for (std::uint64_t seed : {1, 2}) {
+        o.seed = seed;
+        models.push_back(train_molecules(data, o).model);
+    }
+    save_model(dir.file("a.gatkit"), models[0]);
+    save_model(dir.file("b.gatkit"), models[1]);
+    save_model_ensemble(dir.file("ens.gatkit"), {&models[0], &models[1]});
+    Predictor a = Predictor::load(dir.file("a.gatkit"), {.threads = 1});
+    Predictor b = Predictor::load(dir.file("b.gatkit"), {.threads = 1});
+    Predictor e = Predictor::load(dir.file("ens.gatkit"), {.threads = 1});
+    CHECK(a.ensemble_size() == 1);
+    REQUIRE(e.ensemble_size() == 2);
+    CHECK(e.columns() == a.columns());
+
+    const std::vector<std::string> smiles = {"CCN", "C1CC", "c1ccccc1O", "c1ccncc1"};
+    const Predictions pa = a.predict_smiles(smiles), pb = b.predict_smiles(smiles), pe = e.predict_smiles(smiles);
+    CHECK(pa.values(0, 0) != pb.values(0, 0));  // two different members
+    for (Eigen::Index i : {0, 2, 3}) CHECK(pe.values(i, 0) == Approx((pa.values(i, 0) + pb.values(i, 0)) / 2).margin(1e-6));
+    CHECK_FALSE(pe.ok(1));
+    const auto mol = chem::parse_smiles("c1ccncc1");
+    const GraphSample s = chem::featurize_molecule(*mol);
+    CHECK(e.predict_graph(s.graph, s.x, &s.edge_attr).values(0, 0) == Approx(pe.values(3, 0)).epsilon(1e-5));
+
+    const Matrix ga = a.graph_embeddings({"c1ccncc1"}), gb = b.graph_embeddings({"c1ccncc1"}), ge = e.graph_embeddings({"c1ccncc1"});
+    REQUIRE(ge.cols() == 2 * ga.cols());
+    CHECK(ge.leftCols(ga.cols()).isApprox(ga, 1e-6f));
+    CHECK(ge.rightCols(gb.cols()).isApprox(gb, 1e-6f));
+    const Matrix ne = e.node_embeddings(s.graph, s.x, &s.edge_attr), na = a.node_embeddings(s.graph, s.x, &s.edge_attr);
+    CHECK(ne.cols() == 2 * na.cols());
+    CHECK(ne.leftCols(na.cols()).isApprox(na, 1e-6f));
+
+    const std::vector<AttentionWeight> aa = a.molecule_attention("c1ccncc1"), ab = b.molecule_attention("c1ccncc1"),
+                                       ae = e.molecule_attention("c1ccncc1");
+    REQUIRE(ae.size() == aa.size() + ab.size());
+    for (std::size_t k = 0; k < aa.size(); ++k) {
+        CHECK(ae[k].member == 0);
+        CHECK(ae[k].alpha == Approx(aa[k].alpha).margin(1e-6));
+        CHECK(ae[aa.size() + k].member == 1);
+        CHECK(ae[aa.size() + k].alpha == Approx(ab[k].alpha).margin(1e-6));
+    }
+    CHECK(&e.model(1) != &e.model(0));
+    CHECK_THROWS_AS(e.model(2), ConfigError);
+}

@@ -5,6 +5,10 @@
 //   n bytes   JSON header: {"<tensor name>": {"dtype": "F32", "shape": [r, c], "data_offsets": [b, e]}, …,
 //             "__metadata__": {"format": "gatkit", "format_version": "1", "model_type": "gat" | "fingerprint",
 //                              "config": "<JSON>", "info": "<JSON>"}}
+//             An ensemble of graph models (gatkit train --ensemble-size N) is format_version "2"
+//             with "ensemble_size": "N" and each member's tensors named "member.<k>.<name>"
+//             (k = 0..N-1); its members share one config and one info. A gatkit that reads
+//             only version 1 refuses it instead of reading one member as the whole model.
 //             padded with spaces to a multiple of 8
 //   rest      the raw little-endian tensors, at the offsets the header names
 //
@@ -23,10 +27,19 @@
 
 namespace gatkit {
 
-inline constexpr int kModelFormatVersion = 1;
+inline constexpr int kModelFormatVersion = 1;     // one model
+inline constexpr int kEnsembleFormatVersion = 2;  // an ensemble of graph models
+inline constexpr std::size_t kMaxEnsembleSize = 100;
 
 void save_model(const std::string& path, Model& model);
+// A single model (ParseError for an ensemble file: read it with load_model_ensemble).
 Model load_model(const std::string& path);
+// Ensembles: members trained on the same data with their own seeds, whose predictions are
+// averaged (Chemprop's --ensemble_size). One member writes a plain version-1 file; several
+// must share one config (ConfigError otherwise) and are written with the first one's info.
+void save_model_ensemble(const std::string& path, const std::vector<Model*>& members);
+// Every member of a model file: one for a single model's file.
+std::vector<Model> load_model_ensemble(const std::string& path);
 
 // Link and edge models: the parameters, plus "node_vectors" (N×C, F32) and "graph.edges" (M×2, I32:
 // the network's known edges); the node ids and directedness are in the info metadata.

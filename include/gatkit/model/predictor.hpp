@@ -5,7 +5,11 @@
 //   // r.columns = {"p_p_np"}, r.values: 3×1 (row 2 is NaN), r.errors[2] = the parse error
 //
 // It holds a molecule (graph) model, a node model or a fingerprint baseline (`kind()`); link and
-// edge models are read with load_link_model (model/model_file.hpp). Every entry point checks its
+// edge models are read with load_link_model (model/model_file.hpp). A graph model may be an
+// ensemble (gatkit train --ensemble-size N): predictions are then the mean of its members'
+// (probabilities, class probabilities or values), embeddings put each member's vector side by
+// side (N·C columns, member k from column k·C), and attention lists every member's α
+// (AttentionWeight::member). Every entry point checks its
 // inputs and throws a gatkit::Error subclass (core/error.hpp) that names what is wrong; nothing
 // prints. Inputs that cannot be predicted one by one (an invalid SMILES) are not errors: their
 // row holds NaN and `errors` says why, so outputs always line up with inputs.
@@ -64,6 +68,7 @@ struct AttentionWeight {
     NodeId dst = 0;
     bool self_loop = false;
     float alpha = 0;
+    int member = 0;  // the ensemble member (0-based; always 0 for a single model)
 };
 
 class Predictor {
@@ -123,8 +128,11 @@ public:
     // α of every layer, head and edge for a user's graph (node indices = rows of x).
     std::vector<AttentionWeight> attention(const Graph& graph, const Matrix& x, const Matrix* edge_attr = nullptr);
 
-    // The underlying model, for what this class does not cover (throws for fingerprint models).
-    Model& model();
+    // Members: 1, or N for an ensemble (0 for a fingerprint model).
+    std::size_t ensemble_size() const { return members_.size(); }
+    // The underlying model (an ensemble's member `member`), for what this class does not cover
+    // (ConfigError for fingerprint models and a member outside [0, ensemble_size())).
+    Model& model(std::size_t member = 0);
 
 private:
     Predictor() = default;
@@ -132,12 +140,14 @@ private:
     PredictorOptions options_;
     ModelInfo info_;
     std::vector<std::string> columns_;
-    std::unique_ptr<Model> model_;
+    std::vector<std::unique_ptr<Model>> members_;  // the attention model: one, or an ensemble's members
+    Model* model_ = nullptr;                        // members_.front() (null for a fingerprint model)
     std::unique_ptr<FingerprintModel> fingerprint_;
     std::string target_type_;
     // The batch of the last run_graph: the layers' attention graphs point into it.
     std::unique_ptr<GraphBatchData> batch_;
-    Matrix run_graph(const Graph& graph, const Matrix& x, const Matrix* edge_attr, const Matrix* graph_attr = nullptr);
+    std::vector<Model*> members() const;
+    std::vector<Matrix> run_graph(const Graph& graph, const Matrix& x, const Matrix* edge_attr, const Matrix* graph_attr = nullptr);
 };
 
 // Converts a Boost.Graph graph to gatkit's Graph, keeping the order of boost::edges(g) as

@@ -22,6 +22,10 @@
 //                 epoch_seconds, train_seconds), data_hash (FNV-1a of the tensor bytes)
 //   tensors:      param.<name>, best.<name>, adam.m.<name>, adam.v.<name> (F32), train.order
 //                 (I32, graph task)
+// An ensemble run (gatkit train --ensemble-size) adds to state "member" (the member being
+// trained, 0-based) and "finished" (one object per member before it: epochs_run, best_epoch,
+// train_seconds, epoch_seconds_median), and the kept weights of those members as tensors
+// member.<k>.<name>. A checkpoint without them is member 0 of a run with nothing finished.
 // Written atomically (io/atomic_file.hpp) like every output file.
 #pragma once
 
@@ -86,6 +90,13 @@ public:
     bool saved;               // the state was handed to CheckpointOptions::save
 };
 
+// A member of an ensemble that finished training before the checkpoint's state began.
+struct FinishedMember {
+    std::vector<Matrix> weights;  // its kept weights, in parameter_names order
+    int epochs_run = 0, best_epoch = 0;
+    double train_seconds = 0, epoch_seconds_median = 0;
+};
+
 // A checkpoint file's content.
 struct Checkpoint {
     ModelConfig config;
@@ -93,6 +104,9 @@ struct Checkpoint {
     std::map<std::string, std::string> run;  // options a resumed run must repeat (e.g. "--seed" → "0")
     std::vector<std::string> parameter_names;  // of state.weights, in order
     TrainState state;
+    // Ensembles: state belongs to member `member`; members 0..member-1 are `finished`.
+    int member = 0;
+    std::vector<FinishedMember> finished;
 };
 
 // IoError when the file cannot be written.

@@ -91,6 +91,11 @@ Matrix output_values(const std::string& target_type, const ModelInfo& info, Matr
 // Predictions for the given graphs (B×T): probabilities (binary), class probabilities
 // (multiclass, B×K) or values in the original units (regression).
 Matrix predict_graphs(Model& model, const GraphDataset& data, const std::vector<std::size_t>& graphs, int batch_size = 256);
+// An ensemble's predictions: the mean of its members' predict_graphs (probabilities, class
+// probabilities or values in the original units averaged, as Chemprop averages its members).
+// One member gives exactly that member's predictions.
+Matrix predict_graphs(const std::vector<Model*>& members, const GraphDataset& data, const std::vector<std::size_t>& graphs,
+                      int batch_size = 256);
 
 // Metrics of predictions against targets (rows = graphs). Binary: roc_auc, pr_auc, accuracy,
 // f1, mcc (mean over tasks with both classes present); multiclass: accuracy, f1 (macro);
