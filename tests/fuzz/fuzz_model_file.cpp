@@ -23,6 +23,7 @@ GATKIT_FUZZ_TARGET(model_file) {
     const std::string path = gatkit::fuzz::write("model.safetensors", input);
     attempt([&] { gatkit::model_kind(path); });
     attempt([&] { gatkit::load_model(path); });
+    attempt([&] { gatkit::load_model_ensemble(path); });
     attempt([&] { gatkit::load_link_model(path); });
     attempt([&] { gatkit::load_heuristic_model(path); });
     attempt([&] { gatkit::load_fingerprint_model(path); });
