@@ -13,6 +13,7 @@ namespace gatkit {
 class Model;
 class Graph;
 struct ModelConfig;
+struct ModelSeeds;
 }
 
 namespace gatkit::cli {
@@ -70,9 +71,6 @@ void apply_model_args(const TrainArgs& a, ModelConfig& c);
 // the next two draws of `root`, the --seed stream, after the split's; with --init-seed M the
 // first two of M's own stream instead, so the split stays that of --seed while the model varies
 // (Chemprop's --pytorch_seed beside --seed; several models on one split, an ensemble).
-struct ModelSeeds {
-    std::uint64_t init = 0, train = 0;
-};
 ModelSeeds model_seeds(const TrainArgs& a, Rng& root);
 // Member k of an ensemble (--ensemble-size): member 0 is `first` (model_seeds), member k ≥ 1
 // takes the seeds a single run with --init-seed S+k would, S = --init-seed or else --seed.

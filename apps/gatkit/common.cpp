@@ -4,6 +4,7 @@
 
 #include "gatkit/io/atomic_file.hpp"
 #include "gatkit/model/config.hpp"
+#include "gatkit/train/fit.hpp"
 #include "gatkit/nn/activation.hpp"
 
 #include <filesystem>
@@ -11,19 +12,10 @@
 
 namespace gatkit::cli {
 
-ModelSeeds model_seeds(const TrainArgs& a, Rng& root) {
-    const std::uint64_t init = root.next_u64(), train = root.next_u64();
-    if (!a.init_seed) return {.init = init, .train = train};
-    Rng own(*a.init_seed);
-    const std::uint64_t own_init = own.next_u64();
-    return {.init = own_init, .train = own.next_u64()};
-}
+ModelSeeds model_seeds(const TrainArgs& a, Rng& root) { return gatkit::model_seeds(a.init_seed, root); }
 
 ModelSeeds member_seeds(const TrainArgs& a, const ModelSeeds& first, int member) {
-    if (member == 0) return first;
-    Rng own(a.init_seed.value_or(a.seed) + static_cast<std::uint64_t>(member));
-    const std::uint64_t init = own.next_u64();
-    return {.init = init, .train = own.next_u64()};
+    return gatkit::member_seeds(a.seed, a.init_seed, first, member);
 }
 
 void apply_model_args(const TrainArgs& a, ModelConfig& c) {

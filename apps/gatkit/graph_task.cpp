@@ -101,12 +101,6 @@ void write_split_rows(const std::string& path, const GraphDataset& data, const s
     write_file_atomically(path, out);
 }
 
-Matrix rows_of(const Matrix& m, const std::vector<std::size_t>& rows) {
-    Matrix out(static_cast<Eigen::Index>(rows.size()), m.cols());
-    for (std::size_t k = 0; k < rows.size(); ++k) out.row(static_cast<Eigen::Index>(k)) = m.row(static_cast<Eigen::Index>(rows[k]));
-    return out;
-}
-
 void write_invalid_rows(const std::string& path, const LoadReport& report) {
     std::string out = "row,smiles,reason\n";
     for (const auto& s : report.skipped) out += std::to_string(s.line) + "," + csv_field(s.text) + "," + csv_field(s.reason) + "\n";
@@ -234,10 +228,7 @@ int run_graph_train(const TrainArgs& a) {
                     mr.best_epoch = done.best_epoch;
                     mr.train_seconds = done.train_seconds;
                     mr.epoch_seconds_median = done.epoch_seconds_median;
-                    mr.val = evaluate_predictions(target_type, predict_graphs(model, data, split.val), rows_of(data.targets, split.val));
-                    if (!split.test.empty())
-                        mr.test = evaluate_predictions(target_type, predict_graphs(model, data, split.test), rows_of(data.targets, split.test),
-                                                       &mr.test_per_task);
+                    evaluate_split({&model}, data, split, mr);
                 } else {
                     options.seed = seeds.train;
                     progress.member = k;
@@ -271,22 +262,7 @@ int run_graph_train(const TrainArgs& a) {
                 members.push_back(std::move(model));
                 member_results.push_back(std::move(mr));
             }
-            if (n_members == 1) {
-                r = member_results.front();
-            } else {
-                // The ensemble's metrics, from its averaged predictions; the run's figures are
-                // member 0's (epochs) and all members' together (training time).
-                std::vector<Model*> ptrs;
-                for (auto& m : members) ptrs.push_back(&m);
-                r.epochs_run = member_results.front().epochs_run;
-                r.best_epoch = member_results.front().best_epoch;
-                r.epoch_seconds_median = member_results.front().epoch_seconds_median;
-                for (const auto& mr : member_results) r.train_seconds += mr.train_seconds;
-                r.val = evaluate_predictions(target_type, predict_graphs(ptrs, data, split.val), rows_of(data.targets, split.val));
-                if (!split.test.empty())
-                    r.test = evaluate_predictions(target_type, predict_graphs(ptrs, data, split.test), rows_of(data.targets, split.test),
-                                                  &r.test_per_task);
-            }
+            r = n_members == 1 ? member_results.front() : ensemble_result(member_pointers(members), member_results, data, split);
             if (f == 0) {
                 first_members = member_results;
                 for (const auto& [k, v] : r.test) members.front().info().metrics["test_" + k] = v;

@@ -18,6 +18,7 @@
 #include "gatkit/io/tu.hpp"
 #include "gatkit/model/model_file.hpp"
 #include "gatkit/nn/positional.hpp"
+#include "gatkit/train/fit.hpp"
 #include "gatkit/train/link_trainer.hpp"
 #include "gatkit/train/loss.hpp"
 #include "gatkit/train/metrics.hpp"

@@ -195,6 +195,27 @@ std::function<void(Matrix&, Rng&)> pe_augmentation(const ModelConfig& config) {
     return [k](Matrix& x, Rng& rng) { random_sign_flip_last(x, k, rng); };
 }
 
+ModelSeeds model_seeds(const std::optional<std::uint64_t>& init_seed, Rng& root) {
+    const std::uint64_t init = root.next_u64(), train = root.next_u64();
+    if (!init_seed) return {.init = init, .train = train};
+    Rng own(*init_seed);
+    const std::uint64_t own_init = own.next_u64();
+    return {.init = own_init, .train = own.next_u64()};
+}
+
+ModelSeeds member_seeds(std::uint64_t seed, const std::optional<std::uint64_t>& init_seed, const ModelSeeds& first, int member) {
+    if (member == 0) return first;
+    Rng own(init_seed.value_or(seed) + static_cast<std::uint64_t>(member));
+    const std::uint64_t init = own.next_u64();
+    return {.init = init, .train = own.next_u64()};
+}
+
+std::vector<Model*> MoleculeTrainResult::members() {
+    std::vector<Model*> out{&model};
+    for (auto& m : more_members) out.push_back(&m);
+    return out;
+}
+
 MoleculeTrainResult train_molecules(const std::string& path, const MoleculeTrainOptions& options, const GraphProgress& progress) {
     ThreadScope threads(options.threads);
     if (options.target_columns.empty()) throw ConfigError("train_molecules: target_columns is empty (name the label columns of " + path + ")");
@@ -205,10 +226,11 @@ MoleculeTrainResult train_molecules(const std::string& path, const MoleculeTrain
         const auto& s = data.report.skipped.front();
         throw ParseError(s.file + ":" + std::to_string(s.line) + ": " + s.reason);
     }
+    if (options.ensemble_size < 1 || options.ensemble_size > 100)
+        throw ConfigError("train_molecules: ensemble_size " + std::to_string(options.ensemble_size) + " (expected 1 to 100)");
     Rng root(options.seed);
     Rng split_rng = root.split();
-    const std::uint64_t init_seed = root.next_u64();
-    const std::uint64_t train_seed = root.next_u64();
+    const ModelSeeds first = model_seeds(options.init_seed, root);
     if (options.split.rfind("kfold:", 0) == 0) throw ConfigError("train_molecules trains one model; loop over split_graphs(..., \"kfold:K\", ...) for folds");
     IndexSplit split = split_graphs(data, options.split, options.split_sizes, split_rng).front();
 
@@ -216,15 +238,37 @@ MoleculeTrainResult train_molecules(const std::string& path, const MoleculeTrain
     add_positional_encodings(data, wanted.pe);
     add_molecule_features(data, options.fit.mol_features);
     if (parse_mask(wanted.mask).kind == MaskKind::full) check_full_mask_sizes(data, wanted.max_full_nodes);
-    Model model = make_graph_model(data, options.fit, init_seed);
-    model.info().smiles_column = options.smiles_column;
-    GraphTrainOptions train = options.fit.train;
-    train.seed = train_seed;
-    if (!train.augment) train.augment = pe_augmentation(model.config());
-    GraphTrainResult result = train_graph_model(model, data, split, train, progress);
-    for (const auto& [k, v] : result.test) model.info().metrics["test_" + k] = v;
-    const std::string target_type = model.config().target_type;
-    return MoleculeTrainResult{std::move(model), std::move(result), std::move(split), std::move(data.report), target_type};
+    std::vector<Model> members;
+    std::vector<GraphTrainResult> results;
+    for (int k = 0; k < options.ensemble_size; ++k) {
+        const ModelSeeds seeds = member_seeds(options.seed, options.init_seed, first, k);
+        Model model = make_graph_model(data, options.fit, seeds.init);
+        model.info().smiles_column = options.smiles_column;
+        GraphTrainOptions train = options.fit.train;
+        train.seed = seeds.train;
+        if (!train.augment) train.augment = pe_augmentation(model.config());
+        GraphProgress told;
+        if (progress)
+            told = [&progress, k](const GraphEpochStats& s) {
+                GraphEpochStats with = s;
+                with.member = k;
+                progress(with);
+            };
+        results.push_back(train_graph_model(model, data, split, train, told));
+        members.push_back(std::move(model));
+    }
+    GraphTrainResult result = results.front();
+    if (members.size() > 1) {
+        std::vector<Model*> ptrs;
+        for (auto& m : members) ptrs.push_back(&m);
+        result = ensemble_result(ptrs, results, data, split);
+    }
+    for (const auto& [k, v] : result.test) members.front().info().metrics["test_" + k] = v;
+    const std::string target_type = members.front().config().target_type;
+    MoleculeTrainResult out{std::move(members.front()), std::move(result), std::move(split), std::move(data.report), target_type};
+    for (std::size_t k = 1; k < members.size(); ++k) out.more_members.push_back(std::move(members[k]));
+    out.member_results = std::move(results);
+    return out;
 }
 
 }  // namespace gatkit

@@ -192,6 +192,26 @@ Matrix predict_graphs(const std::vector<Model*>& members, const GraphDataset& da
     return sum;
 }
 
+void evaluate_split(const std::vector<Model*>& members, const GraphDataset& data, const IndexSplit& split, GraphTrainResult& result) {
+    const std::string& type = members.at(0)->config().target_type;
+    result.val = evaluate_predictions(type, predict_graphs(members, data, split.val), rows_of(data.targets, split.val));
+    result.test.clear();
+    result.test_per_task.clear();
+    if (!split.test.empty())
+        result.test = evaluate_predictions(type, predict_graphs(members, data, split.test), rows_of(data.targets, split.test), &result.test_per_task);
+}
+
+GraphTrainResult ensemble_result(const std::vector<Model*>& members, const std::vector<GraphTrainResult>& member_results,
+                                 const GraphDataset& data, const IndexSplit& split) {
+    GraphTrainResult r;
+    r.epochs_run = member_results.at(0).epochs_run;
+    r.best_epoch = member_results.front().best_epoch;
+    r.epoch_seconds_median = member_results.front().epoch_seconds_median;
+    for (const auto& m : member_results) r.train_seconds += m.train_seconds;
+    evaluate_split(members, data, split, r);
+    return r;
+}
+
 Metrics evaluate_predictions(const std::string& target_type, const Matrix& pred, const Matrix& targets,
                              std::map<std::string, std::vector<double>>* per_task) {
     Metrics m;
@@ -391,10 +411,7 @@ GraphTrainResult train_graph_model(Model& model, const GraphDataset& data, const
         if (loop.out_of_patience(o.patience)) break;
     }
     GraphTrainResult result = finish_run<GraphTrainResult>(loop);
-    result.val = evaluate_predictions(c.target_type, predict_graphs(model, data, split.val), val_targets);
-    if (!split.test.empty())
-        result.test = evaluate_predictions(c.target_type, predict_graphs(model, data, split.test), rows_of(data.targets, split.test),
-                                           &result.test_per_task);
+    evaluate_split({&model}, data, split, result);
     return result;
 }
 

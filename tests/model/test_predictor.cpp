@@ -281,3 +281,38 @@ TEST_CASE("Predictor on an ensemble: the mean of its members' predictions, their
     CHECK(&e.model(1) != &e.model(0));
     CHECK_THROWS_AS(e.model(2), ConfigError);
 }
+
+TEST_CASE("train_molecules with ensemble_size matches gatkit train --ensemble-size, members told apart in the progress", "[api][ensemble]") {
+    TempDir dir;
+    const std::string data = dir.write("mols.csv", molecule_csv());
+    MoleculeTrainOptions o = small_options();
+    o.ensemble_size = 3;
+    o.init_seed = 5;
+    std::vector<int> members;
+    MoleculeTrainResult r = train_molecules(data, o, [&](const GraphEpochStats& s) { members.push_back(s.member); });
+    CHECK(members == std::vector<int>{0, 0, 0, 1, 1, 1, 2, 2, 2});
+    REQUIRE(r.more_members.size() == 2);
+    REQUIRE(r.member_results.size() == 3);
+    REQUIRE(r.members().size() == 3);
+    save_model_ensemble(dir.file("lib.gatkit"), r.members());
+
+    const auto cli = run_gatkit("train --task graph --data " + data + " --target-columns has_n --threads 1 --quiet --epochs 3 --layers 2 --heads 2 " +
+                                "--hidden 8 --mlp-hidden 8 --init-seed 5 --ensemble-size 3 --out " + dir.file("cli.gatkit") + " --metrics-json " +
+                                dir.file("m.json"));
+    REQUIRE(cli.exit_code == 0);
+    const auto m = nlohmann::json::parse(read_text(dir.file("m.json")));
+    CHECK(m["test_roc_auc"].get<double>() == Approx(r.result.test.at("roc_auc")).margin(1e-12));
+    CHECK(m["members"][2]["val_accuracy"].get<double>() == Approx(r.member_results[2].val.at("accuracy")).margin(1e-12));
+    Predictor a = Predictor::load(dir.file("cli.gatkit")), b = Predictor::load(dir.file("lib.gatkit"));
+    CHECK(b.ensemble_size() == 3);
+    CHECK(a.predict_smiles(kSmiles).values == b.predict_smiles(kSmiles).values);
+    // Member 3 is the single run of init seed 5 + 2.
+    o.ensemble_size = 1;
+    o.init_seed = 7;
+    MoleculeTrainResult single = train_molecules(data, o);
+    CHECK(single.more_members.empty());
+    const auto pa = single.model.parameters(), pb = r.more_members[1].parameters();
+    for (std::size_t k = 0; k < pa.size(); ++k) CHECK(pa[k]->value == pb[k]->value);
+    o.ensemble_size = 0;
+    CHECK_THROWS_AS(train_molecules(data, o), ConfigError);
+}

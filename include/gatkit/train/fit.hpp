@@ -20,6 +20,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,19 @@ struct GraphFitOptions {
 };
 
 using GraphProgress = std::function<void(const GraphEpochStats&)>;
+
+// The seeds of one model: `init` for its initial weights, `train` for shuffling, dropout and
+// (link) negative samples.
+struct ModelSeeds {
+    std::uint64_t init = 0, train = 0;
+};
+// The rule train_molecules and `gatkit train` share. `root` is the run's Rng(seed) after the
+// split's stream was taken; its next two numbers are the model's seeds, unless init_seed is
+// given: then they come from Rng(*init_seed) (root still advances).
+ModelSeeds model_seeds(const std::optional<std::uint64_t>& init_seed, Rng& root);
+// Member k of an ensemble: member 0 is `first` (model_seeds), member k ≥ 1 takes the seeds that
+// a single run with init seed S+k would, S being init_seed when given, else seed.
+ModelSeeds member_seeds(std::uint64_t seed, const std::optional<std::uint64_t>& init_seed, const ModelSeeds& first, int member);
 
 // ---- the steps (the command line uses them too)
 
@@ -88,18 +102,28 @@ struct MoleculeTrainOptions {
     std::array<double, 3> split_sizes{0.8, 0.1, 0.1};
     GraphFitOptions fit;
     std::uint64_t seed = 0;
+    std::optional<std::uint64_t> init_seed;  // the model's own stream (weights, shuffling, dropout); the split stays seed's
+    int ensemble_size = 1;                   // models trained on the split, predictions averaged (gatkit train --ensemble-size)
     int threads = 0;                         // 0: as OpenMP offers; n: at most n during this call
 };
 
 struct MoleculeTrainResult {
     Model model;                 // the best validation epoch's weights; info().metrics has test_<metric>
-    GraphTrainResult result;     // epochs, times, validation and test metrics
+                                 // (an ensemble: its first member, with the ensemble's metrics)
+    GraphTrainResult result;     // epochs, times, validation and test metrics (an ensemble: of the
+                                 // averaged predictions; epochs are the first member's, time all members')
     IndexSplit split;            // indices into the loaded graphs
     LoadReport report;           // rows that did not become graphs, and why
     std::string target_type;
+    std::vector<Model> more_members;              // an ensemble's members after `model` (ensemble_size − 1)
+    std::vector<GraphTrainResult> member_results;  // each member's own run (ensemble_size entries)
+    // Every member, `model` first: save_model_ensemble(path, r.members()) writes what `gatkit
+    // train --ensemble-size` writes.
+    std::vector<Model*> members();
 };
 
-// Loads `path` (io/molecules.hpp), splits, trains and evaluates. Throws IoError/ParseError for
+// Loads `path` (io/molecules.hpp), splits, trains and evaluates (each member in turn, the
+// progress callback told which by GraphEpochStats::member). Throws IoError/ParseError for
 // unreadable data, ConfigError for impossible options.
 MoleculeTrainResult train_molecules(const std::string& path, const MoleculeTrainOptions& options, const GraphProgress& progress = {});
 

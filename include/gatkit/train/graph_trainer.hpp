@@ -53,6 +53,7 @@ struct GraphEpochStats {
     std::string val_metric;     // its name
     double seconds = 0;         // training pass only
     bool best = false;
+    int member = 0;             // the ensemble member being trained (train_molecules; 0 otherwise)
 };
 
 using Metrics = std::map<std::string, double>;
@@ -102,6 +103,14 @@ Matrix predict_graphs(const std::vector<Model*>& members, const GraphDataset& da
 // regression: rmse, mae, r2 (mean over tasks). Per-task values go to *per_task when given.
 Metrics evaluate_predictions(const std::string& target_type, const Matrix& predictions, const Matrix& targets,
                              std::map<std::string, std::vector<double>>* per_task = nullptr);
+
+// The metrics of a model, or of an ensemble's averaged predictions, on a split: val, test and
+// test_per_task as train_graph_model reports them (test empty when the split has no test part).
+void evaluate_split(const std::vector<Model*>& members, const GraphDataset& data, const IndexSplit& split, GraphTrainResult& result);
+// An ensemble's result from its members' runs: the metrics of the averaged predictions, the
+// first member's epochs and median epoch time, all members' training time.
+GraphTrainResult ensemble_result(const std::vector<Model*>& members, const std::vector<GraphTrainResult>& member_results,
+                                 const GraphDataset& data, const IndexSplit& split);
 
 GraphTrainResult train_graph_model(Model& model, const GraphDataset& data, const IndexSplit& split, const GraphTrainOptions& options,
                                    const std::function<void(const GraphEpochStats&)>& on_epoch = {});
