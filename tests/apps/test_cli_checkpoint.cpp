@@ -173,6 +173,22 @@ void check_resume_matches(const TempDir& dir, const std::string& run, int k, int
     check_same_metrics(dir.file("whole.json"), dir.file("resumed.json"));
 }
 
+// `run` has `flag value`; resuming (`resume`: --epochs and --resume) with `flag other`, or without
+// the flag, is refused naming both, and writes no model.
+void check_other_value_refused(const TempDir& dir, const std::string& run, const std::string& resume, const std::string& flag,
+                               const std::string& value, const std::string& other) {
+    const std::string given = " " + flag + " " + value;
+    for (const auto& [replacement, shown] : {std::pair<std::string, std::string>{" " + flag + " " + other, flag + " " + other}, {"", flag + " (not given)"}}) {
+        std::string args = run;
+        args.replace(args.find(given), given.size(), replacement);
+        const CliResult r = run_gatkit("train " + args + resume + " --out " + dir.file("other.gatkit"));
+        INFO(r.err);
+        CHECK(r.exit_code == 1);
+        CHECK(has(r.err, "written by a run with " + flag + " " + value + "; this run has " + shown));
+    }
+    CHECK_FALSE(fs::exists(dir.file("other.gatkit")));
+}
+
 }  // namespace
 
 TEST_CASE("gatkit train --resume: node task, k epochs then resumed equals one run", "[cli][checkpoint]") {
@@ -189,16 +205,7 @@ TEST_CASE("gatkit train --resume with --init-seed: resumed equals one run; anoth
     TempDir dir;
     const std::string run = graph_run(molecule_data(dir)) + " --init-seed 9";
     check_resume_matches(dir, run, 3, 8);
-    const std::string ckpt = dir.file("part.gatkit.ckpt");
-    for (const auto& [other, shown] : {std::pair<std::string, std::string>{" --init-seed 10", "--init-seed 10"}, {"", "--init-seed (not given)"}}) {
-        std::string args = run;
-        args.replace(args.find(" --init-seed 9"), 14, other);
-        const CliResult r = run_gatkit("train " + args + " --epochs 8 --resume " + ckpt + " --out " + dir.file("other.gatkit"));
-        INFO(r.err);
-        CHECK(r.exit_code == 1);
-        CHECK(has(r.err, "written by a run with --init-seed 9; this run has " + shown));
-    }
-    CHECK_FALSE(fs::exists(dir.file("other.gatkit")));
+    check_other_value_refused(dir, run, " --epochs 8 --resume " + dir.file("part.gatkit.ckpt"), "--init-seed", "9", "10");
 }
 
 TEST_CASE("gatkit train --resume of an ensemble: finished members come from the checkpoint, the current one continues",
@@ -228,15 +235,7 @@ TEST_CASE("gatkit train --resume of an ensemble: finished members come from the 
     CHECK(ma.dump() == mb.dump());
 
     // Another ensemble size, or none, is another run.
-    for (const auto& [other, shown] : {std::pair<std::string, std::string>{" --ensemble-size 2", "--ensemble-size 2"}, {"", "--ensemble-size (not given)"}}) {
-        std::string args = run;
-        args.replace(args.find(" --ensemble-size 3"), 18, other);
-        const CliResult r = run_gatkit("train " + args + " --epochs 6 --resume " + part + ".ckpt --out " + dir.file("other.gatkit"));
-        INFO(r.err);
-        CHECK(r.exit_code == 1);
-        CHECK(has(r.err, "written by a run with --ensemble-size 3; this run has " + shown));
-    }
-    CHECK_FALSE(fs::exists(dir.file("other.gatkit")));
+    check_other_value_refused(dir, run, " --epochs 6 --resume " + part + ".ckpt", "--ensemble-size", "3", "2");
 }
 
 TEST_CASE("gatkit train --resume: link and edge tasks, k epochs then resumed equals one run", "[cli][checkpoint]") {
