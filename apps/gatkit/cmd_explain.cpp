@@ -96,7 +96,7 @@ MoleculePicture explain_molecule(std::vector<Model>& members, const std::string&
     one.smiles.push_back(smiles);
     add_positional_encodings(one, model.config().pe);
     add_molecule_features(one, model.info().graph_features);
-    const Matrix pred = predict_graphs(member_pointers(members), one, {0});
+    const Matrix pred = predict_graphs(model_pointers(members), one, {0});
     // An ensemble's scores are the mean of its members' (each a mean over heads).
     const AttentionChoice choice{.layer = a.layer, .head = a.head};
     const auto bonds = chem::bond_atom_pairs(*mol);

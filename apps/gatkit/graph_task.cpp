@@ -262,14 +262,12 @@ int run_graph_train(const TrainArgs& a) {
                 members.push_back(std::move(model));
                 member_results.push_back(std::move(mr));
             }
-            r = n_members == 1 ? member_results.front() : ensemble_result(member_pointers(members), member_results, data, split);
+            r = n_members == 1 ? member_results.front() : ensemble_result(model_pointers(members), member_results, data, split);
             if (f == 0) {
                 first_members = member_results;
                 for (const auto& [k, v] : r.test) members.front().info().metrics["test_" + k] = v;
                 write_model = [&a, kept = std::make_shared<std::vector<Model>>(std::move(members))] {
-                    std::vector<Model*> ptrs;
-                    for (auto& m : *kept) ptrs.push_back(&m);
-                    save_model_ensemble(a.out, ptrs);
+                    save_model_ensemble(a.out, model_pointers(*kept));
                 };
             }
         } else {
@@ -435,7 +433,7 @@ int run_graph_predict(const PredictArgs& a) {
         if (fp)
             pred = fp->predict(fingerprints(table.data.smiles));
         else
-            pred = predict_graphs(member_pointers(members), table.data, kept);
+            pred = predict_graphs(model_pointers(members), table.data, kept);
     }
     if (!a.attention.empty()) {
         // One molecule at a time, so every row of α belongs to one molecule: input row, atom

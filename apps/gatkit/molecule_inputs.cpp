@@ -25,12 +25,6 @@ std::vector<std::string> prediction_columns(const std::string& target_type, cons
     return columns;
 }
 
-std::vector<Model*> member_pointers(std::vector<Model>& members) {
-    std::vector<Model*> out;
-    for (auto& m : members) out.push_back(&m);
-    return out;
-}
-
 std::vector<Model> load_molecule_models(const std::string& path, const std::string& command) {
     std::vector<Model> model = load_model_ensemble(path);
     const ModelInfo& info = model.front().info();

@@ -21,8 +21,6 @@ std::vector<std::string> prediction_columns(const std::string& target_type, cons
 // members, one unless it is an ensemble (they share config and info). UserError for TU-format
 // models and other featurizers. `command` names the caller ("predict", ...).
 std::vector<Model> load_molecule_models(const std::string& path, const std::string& command);
-// Pointers to every member, for predict_graphs.
-std::vector<Model*> member_pointers(std::vector<Model>& members);
 
 // The molecules to run: `smiles` as a one-row table (header "smiles"; an invalid SMILES is that
 // row's error), or else the file `data` (CSV, .smi, SDF) read with `smiles_column` (empty: the

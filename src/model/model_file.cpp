@@ -121,17 +121,11 @@ void save_model_ensemble(const std::string& path, const std::vector<Model*>& mem
         if (config_to_json(members[k]->config()) != config)
             throw ConfigError("save_model_ensemble: member " + std::to_string(k) + " has another configuration than member 0");
     const bool ensemble = members.size() > 1;
-    // Names kept alive for the tensor list: a single model's parameters keep their own names, an
-    // ensemble's are member.<k>.<name>.
-    std::vector<std::string> names;
-    std::vector<const Matrix*> values;
-    for (std::size_t k = 0; k < members.size(); ++k)
-        for (const auto* p : members[k]->parameters()) {
-            names.push_back(ensemble ? "member." + std::to_string(k) + "." + p->name : p->name);
-            values.push_back(&p->value);
-        }
+    // A single model's parameters keep their own names, an ensemble's are member.<k>.<name>.
     std::vector<std::pair<std::string, const Matrix*>> tensors;
-    for (std::size_t i = 0; i < names.size(); ++i) tensors.emplace_back(names[i], values[i]);
+    for (std::size_t k = 0; k < members.size(); ++k)
+        for (const auto* p : members[k]->parameters())
+            tensors.emplace_back(ensemble ? "member." + std::to_string(k) + "." + p->name : p->name, &p->value);
     json meta = base_metadata("gat");
     if (ensemble) {
         meta["format_version"] = std::to_string(kEnsembleFormatVersion);

@@ -63,6 +63,20 @@ void save_checkpoint(const std::string& path, const Checkpoint& c) {
     for (std::size_t k = 0; k < s.best_weights.size(); ++k) named.emplace_back("best." + c.parameter_names[k], &s.best_weights[k]);
     for (std::size_t k = 0; k < s.adam.m.size(); ++k) named.emplace_back("adam.m." + c.parameter_names[k], &s.adam.m[k]);
     for (std::size_t k = 0; k < s.adam.v.size(); ++k) named.emplace_back("adam.v." + c.parameter_names[k], &s.adam.v[k]);
+    // An ensemble run's finished members: their kept weights as member.<m>.<name>.
+    if (c.finished.size() != static_cast<std::size_t>(c.member))
+        throw ConfigError("save_checkpoint: member " + std::to_string(c.member) + " with " + std::to_string(c.finished.size()) + " finished members");
+    json finished = json::array();
+    for (std::size_t m = 0; m < c.finished.size(); ++m) {
+        const FinishedMember& f = c.finished[m];
+        if (f.weights.size() != c.parameter_names.size())
+            throw ConfigError("save_checkpoint: finished member " + std::to_string(m) + " has " + std::to_string(f.weights.size()) + " weights");
+        for (std::size_t k = 0; k < f.weights.size(); ++k) named.emplace_back("member." + std::to_string(m) + "." + c.parameter_names[k], &f.weights[k]);
+        finished.push_back({{"epochs_run", f.epochs_run},
+                            {"best_epoch", f.best_epoch},
+                            {"train_seconds", number(f.train_seconds)},
+                            {"epoch_seconds_median", number(f.epoch_seconds_median)}});
+    }
     std::vector<detail::TensorRef> tensors = detail::float_tensors(named);
     MatrixT<std::int32_t> order(static_cast<Eigen::Index>(s.order.size()), 1);
     for (std::size_t k = 0; k < s.order.size(); ++k) {
@@ -71,29 +85,6 @@ void save_checkpoint(const std::string& path, const Checkpoint& c) {
         order(static_cast<Eigen::Index>(k), 0) = static_cast<std::int32_t>(s.order[k]);
     }
     if (!s.order.empty()) tensors.push_back({"train.order", "I32", order.rows(), 1, order.data()});
-    if (c.finished.size() != static_cast<std::size_t>(c.member))
-        throw ConfigError("save_checkpoint: member " + std::to_string(c.member) + " with " + std::to_string(c.finished.size()) + " finished members");
-    std::vector<std::string> member_names;  // alive until the tensors are written
-    std::vector<const Matrix*> member_values;
-    json finished = json::array();
-    for (std::size_t m = 0; m < c.finished.size(); ++m) {
-        const FinishedMember& f = c.finished[m];
-        if (f.weights.size() != c.parameter_names.size())
-            throw ConfigError("save_checkpoint: finished member " + std::to_string(m) + " has " + std::to_string(f.weights.size()) + " weights");
-        for (std::size_t k = 0; k < f.weights.size(); ++k) {
-            member_names.push_back("member." + std::to_string(m) + "." + c.parameter_names[k]);
-            member_values.push_back(&f.weights[k]);
-        }
-        finished.push_back({{"epochs_run", f.epochs_run},
-                            {"best_epoch", f.best_epoch},
-                            {"train_seconds", number(f.train_seconds)},
-                            {"epoch_seconds_median", number(f.epoch_seconds_median)}});
-    }
-    {
-        std::vector<std::pair<std::string, const Matrix*>> member_tensors;
-        for (std::size_t k = 0; k < member_names.size(); ++k) member_tensors.emplace_back(member_names[k], member_values[k]);
-        for (const auto& t : detail::float_tensors(member_tensors)) tensors.push_back(t);
-    }
 
     json state = {{"epoch", s.epoch},
                   {"best_epoch", s.best_epoch},

@@ -7,6 +7,7 @@
 #include "gatkit/core/parallel.hpp"
 #include "gatkit/io/molecules.hpp"
 #include "gatkit/io/text_reader.hpp"
+#include "gatkit/model/model_file.hpp"
 #include "gatkit/nn/masks.hpp"
 #include "gatkit/nn/positional.hpp"
 
@@ -226,8 +227,9 @@ MoleculeTrainResult train_molecules(const std::string& path, const MoleculeTrain
         const auto& s = data.report.skipped.front();
         throw ParseError(s.file + ":" + std::to_string(s.line) + ": " + s.reason);
     }
-    if (options.ensemble_size < 1 || options.ensemble_size > 100)
-        throw ConfigError("train_molecules: ensemble_size " + std::to_string(options.ensemble_size) + " (expected 1 to 100)");
+    if (options.ensemble_size < 1 || static_cast<std::size_t>(options.ensemble_size) > kMaxEnsembleSize)
+        throw ConfigError("train_molecules: ensemble_size " + std::to_string(options.ensemble_size) + " (expected 1 to " +
+                          std::to_string(kMaxEnsembleSize) + ")");
     Rng root(options.seed);
     Rng split_rng = root.split();
     const ModelSeeds first = model_seeds(options.init_seed, root);
@@ -258,11 +260,7 @@ MoleculeTrainResult train_molecules(const std::string& path, const MoleculeTrain
         members.push_back(std::move(model));
     }
     GraphTrainResult result = results.front();
-    if (members.size() > 1) {
-        std::vector<Model*> ptrs;
-        for (auto& m : members) ptrs.push_back(&m);
-        result = ensemble_result(ptrs, results, data, split);
-    }
+    if (members.size() > 1) result = ensemble_result(model_pointers(members), results, data, split);
     for (const auto& [k, v] : result.test) members.front().info().metrics["test_" + k] = v;
     const std::string target_type = members.front().config().target_type;
     MoleculeTrainResult out{std::move(members.front()), std::move(result), std::move(split), std::move(data.report), target_type};

@@ -184,6 +184,12 @@ Matrix predict_graphs(Model& model, const GraphDataset& data, const std::vector<
     return out;
 }
 
+std::vector<Model*> model_pointers(std::vector<Model>& models) {
+    std::vector<Model*> out;
+    for (auto& m : models) out.push_back(&m);
+    return out;
+}
+
 Matrix predict_graphs(const std::vector<Model*>& members, const GraphDataset& data, const std::vector<std::size_t>& graphs, int batch_size) {
     if (members.empty()) throw ConfigError("predict_graphs: an ensemble without members");
     Matrix sum = predict_graphs(*members.front(), data, graphs, batch_size);

@@ -92,6 +92,8 @@ Matrix output_values(const std::string& target_type, const ModelInfo& info, Matr
 // Predictions for the given graphs (B×T): probabilities (binary), class probabilities
 // (multiclass, B×K) or values in the original units (regression).
 Matrix predict_graphs(Model& model, const GraphDataset& data, const std::vector<std::size_t>& graphs, int batch_size = 256);
+// Pointers to every model of `models` (an ensemble's members), for the calls below.
+std::vector<Model*> model_pointers(std::vector<Model>& models);
 // An ensemble's predictions: the mean of its members' predict_graphs (probabilities, class
 // probabilities or values in the original units averaged, as Chemprop averages its members).
 // One member gives exactly that member's predictions.
