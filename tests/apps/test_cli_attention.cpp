@@ -35,7 +35,7 @@ const std::string kSmall = " --task graph --target-columns has_n --threads 1 --q
 
 }  // namespace
 
-TEST_CASE("gatkit train --task graph with every conv, mask, block and PE; predict rebuilds the inputs", "[cli][attention]") {
+TEST_CASE("gatkit train --task graph with every conv, mask, block and PE, predict rebuilds the inputs", "[cli][attention]") {
     TempDir dir;
     const std::string data = dir.write("mols.csv", molecules());
     const char* variants[] = {"--conv gatv2",
@@ -107,7 +107,7 @@ std::map<std::string, double> alpha_sums(const std::string& csv, std::size_t key
 
 }  // namespace
 
-TEST_CASE("predict --attention writes alpha per layer, head and edge; each destination sums to 1", "[cli][attention]") {
+TEST_CASE("predict --attention writes alpha per layer, head and edge, each destination sums to 1", "[cli][attention]") {
     TempDir dir;
     SECTION("molecules: input row and atom indices; invalid rows have none") {
         const std::string data = dir.write("mols.csv", molecules());

@@ -201,7 +201,7 @@ TEST_CASE("gatkit train --resume: graph task, k epochs then resumed equals one r
     check_resume_matches(dir, graph_run(molecule_data(dir)), 3, 8);
 }
 
-TEST_CASE("gatkit train --resume with --init-seed: resumed equals one run; another or no init seed is refused", "[cli][checkpoint]") {
+TEST_CASE("gatkit train --resume with --init-seed: resumed equals one run, another or no init seed is refused", "[cli][checkpoint]") {
     TempDir dir;
     const std::string run = graph_run(molecule_data(dir)) + " --init-seed 9";
     check_resume_matches(dir, run, 3, 8);
@@ -284,7 +284,7 @@ TEST_CASE("gatkit train --resume refuses a damaged or mismatching checkpoint wit
     CHECK(has(p.err, "is a training checkpoint, not a model file"));
 }
 
-TEST_CASE("SIGINT during gatkit train: exit 130, a checkpoint, no model; resuming it ends as one run", "[cli][checkpoint][signal]") {
+TEST_CASE("SIGINT during gatkit train: exit 130, a checkpoint, no model, resuming it ends as one run", "[cli][checkpoint][signal]") {
     TempDir dir;
     const std::string run = node_run(node_data(dir));
     const std::string out = dir.file("m.gatkit"), ckpt = dir.file("m.gatkit.ckpt");

@@ -55,7 +55,7 @@ TEST_CASE("parse_smiles: empty input", "[chem]") {
     CHECK_THROWS_WITH(chem::parse_smiles(""), Catch::Contains("SMILES ''"));
 }
 
-TEST_CASE("parse_smiles: a SMILES longer than kMaxSmilesLength is refused by its length; messages are clipped",
+TEST_CASE("parse_smiles: a SMILES longer than kMaxSmilesLength is refused by its length, messages are clipped",
           "[chem][edge-cases]") {
     // 10 MB of carbons: RDKit would take hours (its CIP ranking is steeply superlinear on chains)
     const std::string huge(10 * 1024 * 1024, 'C');

@@ -67,7 +67,7 @@ ModelConfig small_graph_config(int graph_dim) {
 
 }  // namespace
 
-TEST_CASE("rdkit2d columns are RDKit's descriptors then the 42 MQN counts; morgan columns are the fingerprint's bits", "[chem][mol_features]") {
+TEST_CASE("rdkit2d columns are RDKit's descriptors then the 42 MQN counts, morgan columns are the fingerprint's bits", "[chem][mol_features]") {
     const auto aspirin = chem::parse_smiles("CC(=O)Oc1ccccc1C(=O)O");
     const std::vector<float> d = chem::molecule_features(*aspirin, "rdkit2d");
     const auto& names = chem::molecule_feature_names("rdkit2d");
@@ -220,7 +220,7 @@ TEST_CASE("The head sees [readout ‖ clipped standardised u]: dense reference a
     CHECK(u_rows_have_gradient);
 }
 
-TEST_CASE("Training standardises u with the training graphs only; model files keep the scaling; predictions match", "[train][mol_features]") {
+TEST_CASE("Training standardises u with the training graphs only, model files keep the scaling, predictions match", "[train][mol_features]") {
     TempDir dir;
     MoleculeTrainOptions o = gatkit::test::small_molecule_options();
     o.fit.mol_features = "rdkit2d";

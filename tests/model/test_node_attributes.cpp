@@ -140,7 +140,7 @@ TEST_CASE("Node attribute columns are standardised and clipped before the first 
     CHECK(n.kinks * 10 <= n.checked);
 }
 
-TEST_CASE("Training standardises node attributes with the training graphs only; model files keep the scaling", "[train][node_attributes]") {
+TEST_CASE("Training standardises node attributes with the training graphs only, model files keep the scaling", "[train][node_attributes]") {
     TempDir dir;
     const GraphDataset data = load_tu(write_tu_with_attributes(dir));
     // x = node label one-hot (2 columns), the attribute, the degree one-hot

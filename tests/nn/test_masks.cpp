@@ -113,7 +113,7 @@ TEST_CASE("full mask refuses a graph above the cap, naming it and its size", "[n
     CHECK_NOTHROW(build_mask(batch.graph, {MaskKind::full}, batch.graph_offsets, 20));
 }
 
-TEST_CASE("edges mask is the graph without self-loops; masks are thread-independent", "[nn][masks]") {
+TEST_CASE("edges mask is the graph without self-loops, masks are thread-independent", "[nn][masks]") {
     Rng rng(9);
     const Graph g = make_undirected(test::random_graph(300, 0.02, rng, true));
     const AttentionMask e = build_mask(g, {MaskKind::edges});

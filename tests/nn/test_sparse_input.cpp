@@ -64,7 +64,7 @@ TEST_CASE("SparseRows stores exactly the non-zeros, by rows and by columns", "[c
     CHECK(empty.density() == 0.0);
 }
 
-TEST_CASE("sparse products equal the dense products; dropout masks equal the dense mask", "[core][sparse]") {
+TEST_CASE("sparse products equal the dense products, dropout masks equal the dense mask", "[core][sparse]") {
     Rng rng(4);
     const MatrixT<double> x = sparse_matrix<double>(40, 30, 0.1, rng);
     const SparseRowsT<double> s = SparseRowsT<double>::from_dense(x);

@@ -125,7 +125,7 @@ TEST_CASE("Adam's state put into a fresh optimiser continues with the same steps
     CHECK_THROWS_WITH(second.set_state(wrong), Contains("moment of 'b' is 2x2, the parameter 1x2"));
 }
 
-TEST_CASE("LoopState: a fresh run starts from the given bests; a resumed one puts back every part of the state", "[checkpoint][train]") {
+TEST_CASE("LoopState: a fresh run starts from the given bests, a resumed one puts back every part of the state", "[checkpoint][train]") {
     Parameter a{"a", 2, 3};
     Rng init(4);
     a.value = test::random_matrix<float>(2, 3, init);

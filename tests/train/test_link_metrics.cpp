@@ -55,7 +55,7 @@ TEST_CASE("hits_at_k: hand values", "[link]") {
     CHECK(hits_at_k(pos, neg, 5) == 1.0);
 }
 
-TEST_CASE("hits_at_k: ties with the threshold are misses; fewer than K negatives give 1", "[link]") {
+TEST_CASE("hits_at_k: ties with the threshold are misses, fewer than K negatives give 1", "[link]") {
     CHECK(hits_at_k({0.6}, {0.6, 0.2}, 1) == 0.0);  // 0.6 is not strictly above 0.6
     CHECK(hits_at_k({0.6}, {0.6, 0.2}, 2) == 1.0);
     CHECK(hits_at_k({0.5, 0.5}, {0.5, 0.5, 0.5}, 3) == 0.0);
