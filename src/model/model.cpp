@@ -117,6 +117,17 @@ Model::Model(const ModelConfig& config, std::uint64_t seed) : config_(config) {
     }
 }
 
+Model::Model(const Model& o)
+    : config_(o.config_),
+      info_(o.info_),
+      pe_proj_(o.pe_proj_ ? std::make_unique<Linear>(*o.pe_proj_) : nullptr),
+      pre_activation_(o.pre_activation_.size()),
+      pool_(o.pool_ ? std::make_unique<GraphPoolT<float>>(*o.pool_) : nullptr),
+      head_(o.head_ ? std::make_unique<MlpT<float>>(*o.head_) : nullptr),
+      sparse_input_(o.sparse_input_) {
+    for (const auto& l : o.layers_) layers_.push_back(l->clone());
+}
+
 void Model::check_columns(Eigen::Index cols) const {
     if (cols != config_.in_features)
         throw ShapeError("model: input has " + std::to_string(cols) + " columns, the model expects " + std::to_string(config_.in_features));

@@ -23,6 +23,7 @@ class Adapter final : public AttentionLayer {
 public:
     template <class Options>
     Adapter(const Options& options, Rng& rng, const std::string& name) : layer_(options, rng, name) {}
+    explicit Adapter(const Layer& layer) : layer_(layer) {}
     Eigen::Index out_width() const override { return layer_.out_width(); }
     Matrix forward(const Graph& graph, const Matrix& x, bool training, Rng* rng, const Matrix* edge_attr) override {
         return layer_.forward(graph, x, cache_, training, rng, edge_attr);
@@ -44,6 +45,7 @@ public:
         if (!cache_.graph) throw Error("attention requested before any forward pass");
         return *cache_.graph;
     }
+    std::unique_ptr<AttentionLayer> clone() const override { return std::make_unique<Adapter>(layer_); }
 
 private:
     Layer layer_;
@@ -82,6 +84,15 @@ public:
           norm2_(width_, name + ".norm2") {
         if (o.in != width_) proj_ = std::make_unique<Linear>(LinearOptions{.in = o.in, .out = width_, .bias = false}, rng, name + ".proj");
     }
+    // The parameters copied, the caches fresh.
+    TransformerBlock(const TransformerBlock& o)
+        : attn_(o.attn_->clone()),
+          width_(o.width_),
+          proj_(o.proj_ ? std::make_unique<Linear>(*o.proj_) : nullptr),
+          norm1_(o.norm1_),
+          ffn_(o.ffn_),
+          norm2_(o.norm2_) {}
+    TransformerBlock& operator=(const TransformerBlock&) = delete;
     Eigen::Index out_width() const override { return width_; }
     using AttentionLayer::forward;  // the sparse input: densified
     Matrix forward(const Graph& graph, const Matrix& x, bool training, Rng* rng, const Matrix* edge_attr) override {
@@ -114,6 +125,7 @@ public:
     }
     const Matrix& attention() const override { return attn_->attention(); }
     const Graph& attention_graph() const override { return attn_->attention_graph(); }
+    std::unique_ptr<AttentionLayer> clone() const override { return std::make_unique<TransformerBlock>(*this); }
 
 private:
     std::unique_ptr<AttentionLayer> attn_;

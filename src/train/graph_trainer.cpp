@@ -1,4 +1,5 @@
 #include "gatkit/train/graph_trainer.hpp"
+#include "gatkit/core/parallel.hpp"
 
 #include "gatkit/chem/mol_features.hpp"
 #include "gatkit/core/error.hpp"
@@ -8,11 +9,14 @@
 #include "gatkit/train/numerics.hpp"
 
 #include <algorithm>
+#include <exception>
 #include <chrono>
 #include <cmath>
 #include <limits>
 #include <tuple>
 #include <utility>
+
+#include <omp.h>
 
 namespace gatkit {
 
@@ -172,15 +176,49 @@ Matrix output_values(const std::string& target_type, const ModelInfo& info, Matr
 }
 
 Matrix predict_graphs(Model& model, const GraphDataset& data, const std::vector<std::size_t>& graphs, int batch_size) {
+    if (batch_size < 1) throw ConfigError("predict_graphs: batch_size must be at least 1, got " + std::to_string(batch_size));
     const ModelConfig& c = model.config();
     Matrix out(static_cast<Eigen::Index>(graphs.size()), c.num_classes);
-    for (std::size_t start = 0; start < graphs.size(); start += static_cast<std::size_t>(batch_size)) {
+    const auto step = static_cast<std::size_t>(batch_size);
+    const auto batches = static_cast<std::ptrdiff_t>((graphs.size() + step - 1) / step);
+    auto run = [&](Model& m, std::ptrdiff_t k) {
+        const std::size_t start = static_cast<std::size_t>(k) * step;
         const std::vector<std::size_t> chunk(graphs.begin() + static_cast<std::ptrdiff_t>(start),
-                                             graphs.begin() + static_cast<std::ptrdiff_t>(std::min(graphs.size(), start + batch_size)));
+                                             graphs.begin() + static_cast<std::ptrdiff_t>(std::min(graphs.size(), start + step)));
         const GraphBatchData b = make_batch_data(data, chunk);
-        const Matrix y = output_values(c.target_type, model.info(), model.forward(b.batch, b.x, &b.edge_attr, /*training=*/false, nullptr, &b.u));
+        const Matrix y = output_values(c.target_type, m.info(), m.forward(b.batch, b.x, &b.edge_attr, /*training=*/false, nullptr, &b.u));
         out.middleRows(static_cast<Eigen::Index>(start), y.rows()) = y;
+    };
+    // Batches are independent: with several threads each runs whole batches on its own copy of
+    // the model (its kernels inside run on that one thread, as nested parallel regions do), so no
+    // thread waits on the short parallel regions of a small batch. A batch's numbers do not
+    // depend on which thread ran it, nor on the thread count.
+    const int threads = static_cast<int>(std::min<std::ptrdiff_t>(thread_count(), batches));
+    if (threads <= 1) {
+        for (std::ptrdiff_t k = 0; k < batches; ++k) run(model, k);
+        return out;
     }
+    std::vector<Model> copies(static_cast<std::size_t>(threads - 1), model);
+    std::exception_ptr failure;  // the first failing batch's, whichever thread ran it
+    std::ptrdiff_t failed_at = batches;
+#pragma omp parallel num_threads(threads)
+    {
+        const int t = omp_get_thread_num();
+        Model& m = t == 0 ? model : copies[static_cast<std::size_t>(t - 1)];
+#pragma omp for schedule(dynamic, 1)
+        for (std::ptrdiff_t k = 0; k < batches; ++k) {
+            try {
+                run(m, k);
+            } catch (...) {
+#pragma omp critical(gatkit_predict_graphs_failure)
+                if (k < failed_at) {
+                    failed_at = k;
+                    failure = std::current_exception();
+                }
+            }
+        }
+    }
+    if (failure) std::rethrow_exception(failure);
     return out;
 }
 

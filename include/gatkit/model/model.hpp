@@ -46,6 +46,13 @@ class Model {
 public:
     // Builds the layers and initialises their weights from `seed`.
     Model(const ModelConfig& config, std::uint64_t seed);
+    // A deep copy: the same configuration, model information and parameters (values and
+    // gradients), with fresh caches, as if no forward pass had run. predict_graphs gives each
+    // thread its own copy to run separate batches on.
+    Model(const Model& other);
+    Model(Model&&) = default;
+    Model& operator=(Model&&) = default;
+    Model& operator=(const Model&) = delete;
 
     // Node task: logits N×K. rng is needed only when training (dropout).
     Matrix forward(const Graph& graph, const Matrix& x, bool training, Rng* rng = nullptr);

@@ -64,6 +64,8 @@ public:
     // attention actually ran on (self-loops added when asked).
     virtual const Matrix& attention() const = 0;
     virtual const Graph& attention_graph() const = 0;
+    // A copy with the same parameters and no forward pass yet (fresh caches).
+    virtual std::unique_ptr<AttentionLayer> clone() const = 0;
 };
 
 std::unique_ptr<AttentionLayer> make_attention_layer(const AttentionOptions& options, Rng& rng, const std::string& name);

@@ -90,15 +90,21 @@ GraphBatchData make_batch_data(const GraphDataset& data, const std::vector<std::
 Matrix output_values(const std::string& target_type, const ModelInfo& info, Matrix raw);
 
 // Predictions for the given graphs (B×T): probabilities (binary), class probabilities
-// (multiclass, B×K) or values in the original units (regression).
-Matrix predict_graphs(Model& model, const GraphDataset& data, const std::vector<std::size_t>& graphs, int batch_size = 256);
+// (multiclass, B×K) or values in the original units (regression). batch_size graphs per forward
+// pass; with several threads, each thread runs whole batches on its own copy of the model. The
+// numbers do not depend on the thread count. The batch size can change their last bits (about
+// 1e-7: a row's place among the dense products' row blocks changes its summation order). 32
+// molecules (500–800 atoms × 256 channels, 0.5–0.8 MB a matrix) keep a batch's working set in a core's
+// L2 cache; with 256 the forward phase of `gatkit predict` took 1.35× longer (docs/design.md).
+inline constexpr int kPredictBatchSize = 32;
+Matrix predict_graphs(Model& model, const GraphDataset& data, const std::vector<std::size_t>& graphs, int batch_size = kPredictBatchSize);
 // Pointers to every model of `models` (an ensemble's members), for the calls below.
 std::vector<Model*> model_pointers(std::vector<Model>& models);
 // An ensemble's predictions: the mean of its members' predict_graphs (probabilities, class
 // probabilities or values in the original units averaged, as Chemprop averages its members).
 // One member gives exactly that member's predictions.
 Matrix predict_graphs(const std::vector<Model*>& members, const GraphDataset& data, const std::vector<std::size_t>& graphs,
-                      int batch_size = 256);
+                      int batch_size = kPredictBatchSize);
 
 // Metrics of predictions against targets (rows = graphs). Binary: roc_auc, pr_auc, accuracy,
 // f1, mcc (mean over tasks with both classes present); multiclass: accuracy, f1 (macro);
