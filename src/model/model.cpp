@@ -215,6 +215,7 @@ Matrix Model::node_forward(const Graph& graph, const Matrix* x, const SparseRows
     if (config_.task != "node") throw ConfigError("model: a " + config_.task + " model needs a batch of graphs, not one node graph");
     if (x_sparse) check_columns(x_sparse->cols);
     last_was_graph_ = false;
+    inferred_ = false;
     const Graph& g = attend(graph, {});
     Matrix h = x_sparse ? Matrix() : input(*x);
     for (std::size_t l = 0; l < layers_.size(); ++l) {
@@ -230,6 +231,15 @@ Matrix Model::node_forward(const Graph& graph, const Matrix* x, const SparseRows
 }
 
 Matrix Model::forward(const GraphBatch& batch, const Matrix& x, const Matrix* edge_attr, bool training, Rng* rng, const Matrix* graph_attr) {
+    return graph_forward(batch, x, edge_attr, training ? Pass::train : Pass::evaluate, rng, graph_attr);
+}
+
+Matrix Model::predict(const GraphBatch& batch, const Matrix& x, const Matrix* edge_attr, const Matrix* graph_attr) {
+    return graph_forward(batch, x, edge_attr, Pass::infer, nullptr, graph_attr);
+}
+
+Matrix Model::graph_forward(const GraphBatch& batch, const Matrix& x, const Matrix* edge_attr, Pass pass, Rng* rng, const Matrix* graph_attr) {
+    const bool training = pass == Pass::train;
     if (config_.task != "graph") throw ConfigError("model: a " + config_.task + " model predicts nodes, not graphs");
     const Eigen::Index U = config_.graph_dim;
     if (U > 0) {
@@ -256,7 +266,13 @@ Matrix Model::forward(const GraphBatch& batch, const Matrix& x, const Matrix* ed
     const bool sparse = takes_sparse_input() && density(x_in) <= kSparseInputDensity;
     if (sparse) batch_sparse_ = SparseRows::from_dense(x_in);
     Matrix h = sparse ? Matrix() : input(x_in);
+    inferred_ = pass == Pass::infer;
     for (std::size_t l = 0; l < layers_.size(); ++l) {
+        if (inferred_) {  // the activation inside the layer's last pass; nothing kept for backward
+            h = l == 0 && sparse ? layers_[l]->infer(g, batch_sparse_, attr, config_.activation) : layers_[l]->infer(g, h, attr, config_.activation);
+            pre_activation_[l] = Matrix();
+            continue;
+        }
         Matrix z = l == 0 && sparse ? layers_[l]->forward(g, batch_sparse_, training, rng, attr) : layers_[l]->forward(g, h, training, rng, attr);
         h = activation_forward(config_.activation, z);
         pre_activation_[l] = std::move(z);
@@ -273,6 +289,7 @@ Matrix Model::forward(const GraphBatch& batch, const Matrix& x, const Matrix* ed
 }
 
 void Model::backward(const Matrix& dout) {
+    if (inferred_) throw ConfigError("model: backward after predict, which keeps nothing for it; run forward");
     Matrix d = dout;
     if (last_was_graph_) {
         d = head_->backward(d, head_cache_);

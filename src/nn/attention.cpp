@@ -35,6 +35,20 @@ public:
             return AttentionLayer::forward(graph, x, training, rng, edge_attr);
         }
     }
+    Matrix infer(const Graph& graph, const Matrix& x, const Matrix* edge_attr, Activation act) override {
+        if constexpr (requires { layer_.infer(graph, x, cache_, act, edge_attr); }) {
+            return layer_.infer(graph, x, cache_, act, edge_attr);
+        } else {
+            return AttentionLayer::infer(graph, x, edge_attr, act);
+        }
+    }
+    Matrix infer(const Graph& graph, const SparseRows& x, const Matrix* edge_attr, Activation act) override {
+        if constexpr (requires { layer_.infer(graph, x, cache_, act, edge_attr); }) {
+            return layer_.infer(graph, x, cache_, act, edge_attr);
+        } else {
+            return AttentionLayer::infer(graph, x, edge_attr, act);
+        }
+    }
     bool takes_sparse() const override {
         return requires(const Layer& l, const Graph& g, const SparseRows& x, Cache& c) { l.forward(g, x, c, false, nullptr, nullptr); };
     }

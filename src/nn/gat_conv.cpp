@@ -122,7 +122,7 @@ void GatConvT<T>::edge_scores(const Graph& graph, const Graph& g, const MatrixT<
 
 template <class T>
 void GatConvT<T>::project(const Graph& graph, const MatrixT<T>* x, const SparseRowsT<T>* x_sparse, GatConvCache<T>& cache,
-                          bool training, Rng* rng, const MatrixT<T>* edge_attr) const {
+                          bool training, Rng* rng, const MatrixT<T>* edge_attr, bool keep_input) const {
     const Eigen::Index N = graph.num_nodes(), D = options_.edge_dim;
     const Eigen::Index rows = x ? x->rows() : x_sparse->rows, cols = x ? x->cols() : x_sparse->cols;
     if (rows != N || cols != options_.in)
@@ -145,7 +145,13 @@ void GatConvT<T>::project(const Graph& graph, const MatrixT<T>* x, const SparseR
     if (cache.input_drop.active) cache.input_drop.key = rng->next_u64();
     if (cache.attn_drop.active) cache.attn_drop.key = rng->next_u64();
     cache.x_sparse = x_sparse;
-    if (x) {
+    cache.x_in = nullptr;
+    cache.for_backward = keep_input;
+    if (x && !keep_input && !cache.input_drop.active) {
+        cache.x.resize(0, 0);
+        cache.x_values.clear();
+        cache.x_in = x;
+    } else if (x) {
         copy_rows(*x, cache.x);
         cache.x_values.clear();
         if (cache.input_drop.active) apply_dropout_mask(cache.x, cache.input_drop.key, options_.input_dropout);
@@ -161,7 +167,7 @@ void GatConvT<T>::input_times(const GatConvCache<T>& cache, const MatrixT<T>& w,
     if (cache.x_sparse) {
         sparse_times_dense(*cache.x_sparse, cache.x_values, w, out, accumulate);
     } else {
-        gemm_nn(cache.x, w, out, accumulate);
+        gemm_nn(cache.x_in ? *cache.x_in : cache.x, w, out, accumulate);
     }
 }
 
@@ -177,19 +183,37 @@ void GatConvT<T>::input_transpose_times_add(const GatConvCache<T>& cache, const 
 template <class T>
 MatrixT<T> GatConvT<T>::forward(const Graph& graph, const MatrixT<T>& x, GatConvCache<T>& cache, bool training, Rng* rng,
                                 const MatrixT<T>* edge_attr) const {
-    project(graph, &x, nullptr, cache, training, rng, edge_attr);
-    return attend(graph, cache, edge_attr);
+    project(graph, &x, nullptr, cache, training, rng, edge_attr, /*keep_input=*/true);
+    return attend(graph, cache, edge_attr, Activation::none);
 }
 
 template <class T>
 MatrixT<T> GatConvT<T>::forward(const Graph& graph, const SparseRowsT<T>& x, GatConvCache<T>& cache, bool training, Rng* rng,
                                 const MatrixT<T>* edge_attr) const {
-    project(graph, nullptr, &x, cache, training, rng, edge_attr);
-    return attend(graph, cache, edge_attr);
+    project(graph, nullptr, &x, cache, training, rng, edge_attr, /*keep_input=*/true);
+    return attend(graph, cache, edge_attr, Activation::none);
 }
 
 template <class T>
-MatrixT<T> GatConvT<T>::attend(const Graph& graph, GatConvCache<T>& cache, const MatrixT<T>* edge_attr) const {
+MatrixT<T> GatConvT<T>::infer(const Graph& graph, const MatrixT<T>& x, GatConvCache<T>& cache, Activation act,
+                              const MatrixT<T>* edge_attr) const {
+    project(graph, &x, nullptr, cache, /*training=*/false, nullptr, edge_attr, /*keep_input=*/false);
+    MatrixT<T> out = attend(graph, cache, edge_attr, act);
+    cache.x_in = nullptr;  // x is the caller's: not to be read after this call
+    return out;
+}
+
+template <class T>
+MatrixT<T> GatConvT<T>::infer(const Graph& graph, const SparseRowsT<T>& x, GatConvCache<T>& cache, Activation act,
+                              const MatrixT<T>* edge_attr) const {
+    project(graph, nullptr, &x, cache, /*training=*/false, nullptr, edge_attr, /*keep_input=*/false);
+    MatrixT<T> out = attend(graph, cache, edge_attr, act);
+    cache.x_sparse = nullptr;
+    return out;
+}
+
+template <class T>
+MatrixT<T> GatConvT<T>::attend(const Graph& graph, GatConvCache<T>& cache, const MatrixT<T>* edge_attr, Activation act) const {
     const Eigen::Index N = graph.num_nodes(), H = options_.heads, C = options_.out;
     const bool has_edges = options_.edge_dim > 0;
     const Graph& g = options_.add_self_loops ? graph.with_self_loops() : graph;
@@ -326,13 +350,18 @@ MatrixT<T> GatConvT<T>::attend(const Graph& graph, GatConvCache<T>& cache, const
         }
     }
     if (options_.residual) input_times(cache, res_weight_.value, out, /*accumulate=*/true);
-    if (options_.bias) add_row_to_rows(bias_.value, out);
+    if (act == Activation::none) {
+        if (options_.bias) add_row_to_rows(bias_.value, out);
+    } else {
+        add_row_and_activate(options_.bias ? &bias_.value : nullptr, act, out);
+    }
     return out;
 }
 
 template <class T>
 MatrixT<T> GatConvT<T>::backward(const MatrixT<T>& dout, const GatConvCache<T>& cache, bool need_dx) {
     if (!cache.graph) throw ConfigError(name_ + ": backward called before forward");
+    if (!cache.for_backward) throw ConfigError(name_ + ": backward after an inference-only pass (infer keeps nothing for it); run forward");
     const Graph& g = *cache.graph;
     const Eigen::Index N = g.num_nodes(), H = options_.heads, C = options_.out;
     if (dout.rows() != N || dout.cols() != out_width())

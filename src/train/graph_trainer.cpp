@@ -186,7 +186,7 @@ Matrix predict_graphs(Model& model, const GraphDataset& data, const std::vector<
         const std::vector<std::size_t> chunk(graphs.begin() + static_cast<std::ptrdiff_t>(start),
                                              graphs.begin() + static_cast<std::ptrdiff_t>(std::min(graphs.size(), start + step)));
         const GraphBatchData b = make_batch_data(data, chunk);
-        const Matrix y = output_values(c.target_type, m.info(), m.forward(b.batch, b.x, &b.edge_attr, /*training=*/false, nullptr, &b.u));
+        const Matrix y = output_values(c.target_type, m.info(), m.predict(b.batch, b.x, &b.edge_attr, &b.u));
         out.middleRows(static_cast<Eigen::Index>(start), y.rows()) = y;
     };
     // Batches are independent: with several threads each runs whole batches on its own copy of

@@ -75,6 +75,39 @@ MatrixT<T> activation_forward(Activation a, const MatrixT<T>& x, T slope = T(0.0
     return y;
 }
 
+namespace detail {
+template <Activation A, class T>
+void add_row_and_activate_as(const T* row, MatrixT<T>& m, T slope) {
+    const Eigen::Index R = m.rows(), W = m.cols();
+#pragma omp parallel for schedule(static)
+    for (Eigen::Index i = 0; i < R; ++i) {
+        T* r = m.data() + i * W;
+        if (row) {
+            for (Eigen::Index k = 0; k < W; ++k) r[k] = activate(A, r[k] + row[k], slope);
+        } else {
+            for (Eigen::Index k = 0; k < W; ++k) r[k] = activate(A, r[k], slope);
+        }
+    }
+}
+}  // namespace detail
+
+// m = act(m + row) in place, row (1×W) added to every row of m (null: none): the same bits as
+// add_row_to_rows then activation_forward, in one pass and without a second matrix. Inference
+// uses it (nothing keeps the activation's input for a backward pass).
+template <class T>
+void add_row_and_activate(const MatrixT<T>* row, Activation a, MatrixT<T>& m, T slope = T(0.01)) {
+    if (row && (row->rows() != 1 || row->cols() != m.cols()))
+        throw ShapeError("add_row_and_activate: row is " + std::to_string(row->rows()) + "x" + std::to_string(row->cols()) +
+                         ", the matrix has " + std::to_string(m.cols()) + " columns");
+    const T* r = row ? row->data() : nullptr;
+    switch (a) {
+        case Activation::relu: detail::add_row_and_activate_as<Activation::relu>(r, m, slope); break;
+        case Activation::elu: detail::add_row_and_activate_as<Activation::elu>(r, m, slope); break;
+        case Activation::leaky_relu: detail::add_row_and_activate_as<Activation::leaky_relu>(r, m, slope); break;
+        case Activation::none: detail::add_row_and_activate_as<Activation::none>(r, m, slope); break;
+    }
+}
+
 // In the forward pass y = f(x), so dx = f'(x) ⊙ dy.
 template <class T>
 MatrixT<T> activation_backward(Activation a, const MatrixT<T>& x, const MatrixT<T>& dy, T slope = T(0.01)) {

@@ -16,6 +16,7 @@
 #include "gatkit/core/random.hpp"
 #include "gatkit/core/sparse.hpp"
 #include "gatkit/graph/graph.hpp"
+#include "gatkit/nn/activation.hpp"
 
 #include <memory>
 #include <string>
@@ -57,6 +58,15 @@ public:
     }
     // Whether the sparse forward runs on the stored entries (true) or densifies (false).
     virtual bool takes_sparse() const { return false; }
+    // Inference only: act(forward(graph, x, training = false)), the same bits. A layer that can
+    // (gat) keeps nothing for backward then, and backward after it throws; the others run
+    // forward and the activation.
+    virtual Matrix infer(const Graph& graph, const Matrix& x, const Matrix* edge_attr, Activation act) {
+        return activation_forward(act, forward(graph, x, false, nullptr, edge_attr));
+    }
+    virtual Matrix infer(const Graph& graph, const SparseRows& x, const Matrix* edge_attr, Activation act) {
+        return activation_forward(act, forward(graph, x, false, nullptr, edge_attr));
+    }
     // Accumulates parameter gradients of the last forward; returns dx (empty when !need_dx).
     virtual Matrix backward(const Matrix& dout, bool need_dx) = 0;
     virtual void parameters(ParameterList<float>& out) = 0;

@@ -33,6 +33,7 @@
 #pragma once
 
 #include "gatkit/core/parameter.hpp"
+#include "gatkit/nn/activation.hpp"
 #include "gatkit/core/random.hpp"
 #include "gatkit/core/sparse.hpp"
 #include "gatkit/graph/graph.hpp"
@@ -69,6 +70,8 @@ template <class T>
 struct GatConvCache {
     const Graph* graph = nullptr;  // the graph attention ran on (self-looped when asked)
     MatrixT<T> x;                  // N×F input after input dropout (dense input)
+    const MatrixT<T>* x_in = nullptr;  // infer: the caller's dense input, read in place during the call
+    bool for_backward = false;     // the last pass was forward (not infer): backward may follow
     const SparseRowsT<T>* x_sparse = nullptr;  // sparse input (the caller's; must outlive backward)
     std::vector<T> x_values;       // its stored values after input dropout
     MatrixT<T> xw;                 // N×(H·C) projected features
@@ -99,6 +102,13 @@ public:
     // x must outlive backward (the cache points to it).
     MatrixT<T> forward(const Graph& graph, const SparseRowsT<T>& x, GatConvCache<T>& cache, bool training, Rng* rng = nullptr,
                        const MatrixT<T>* edge_attr = nullptr) const;
+    // Inference only: act(forward(graph, x, cache, training = false)), the same bits, without
+    // keeping what backward needs: the dense input is read in place instead of copied, and the
+    // bias and the activation are one pass over the output. backward after it throws.
+    MatrixT<T> infer(const Graph& graph, const MatrixT<T>& x, GatConvCache<T>& cache, Activation act,
+                     const MatrixT<T>* edge_attr = nullptr) const;
+    MatrixT<T> infer(const Graph& graph, const SparseRowsT<T>& x, GatConvCache<T>& cache, Activation act,
+                     const MatrixT<T>* edge_attr = nullptr) const;
     // Accumulates parameter gradients (lin_edge and att_edge too; no gradient for edge_attr);
     // returns dx (empty when need_dx is false).
     MatrixT<T> backward(const MatrixT<T>& dout, const GatConvCache<T>& cache, bool need_dx = true);
@@ -117,11 +127,12 @@ public:
 
 private:
     // Checks shapes, draws the dropout keys (input first, then attention) and fills cache.xw
-    // from the dense or the sparse input (exactly one of them non-null).
+    // from the dense or the sparse input (exactly one of them non-null). keep_input: copy a dense
+    // input into the cache for backward; else it is read in place (infer).
     void project(const Graph& graph, const MatrixT<T>* x, const SparseRowsT<T>* x_sparse, GatConvCache<T>& cache, bool training,
-                 Rng* rng, const MatrixT<T>* edge_attr) const;
-    // The attention passes on cache.xw, then residual and bias.
-    MatrixT<T> attend(const Graph& graph, GatConvCache<T>& cache, const MatrixT<T>* edge_attr) const;
+                 Rng* rng, const MatrixT<T>* edge_attr, bool keep_input) const;
+    // The attention passes on cache.xw, then residual and bias, then act (none: as it is).
+    MatrixT<T> attend(const Graph& graph, GatConvCache<T>& cache, const MatrixT<T>* edge_attr, Activation act) const;
     // out (+)= x' · w for the input of the last forward, dense or sparse.
     void input_times(const GatConvCache<T>& cache, const MatrixT<T>& w, MatrixT<T>& out, bool accumulate) const;
     // grad += x'ᵀ · dy for the input of the last forward, dense or sparse.
