@@ -21,12 +21,11 @@ MatrixT<T> SparseRowsT<T>::to_dense() const {
 }
 
 template <class T>
-SparseRowsT<T> SparseRowsT<T>::from_dense(const MatrixT<T>& dense) {
+SparseRowsT<T> SparseRowsT<T>::from_dense(const MatrixT<T>& dense, bool with_columns) {
     SparseRowsT<T> s;
     s.rows = dense.rows();
     s.cols = dense.cols();
     s.row_offsets.assign(s.rows + 1, 0);
-    s.col_offsets.assign(s.cols + 1, 0);
     // Rows in parallel: count each row's non-zeros (no branch), then fill each row's slice.
     const Eigen::Index R = s.rows, F = s.cols;
 #pragma omp parallel for schedule(static)
@@ -47,6 +46,8 @@ SparseRowsT<T> SparseRowsT<T>::from_dense(const MatrixT<T>& dense) {
                 s.value[k++] = v;
             }
     }
+    if (!with_columns) return s;
+    s.col_offsets.assign(s.cols + 1, 0);
     for (const std::int32_t f : s.col) ++s.col_offsets[f + 1];
     for (Eigen::Index f = 0; f < s.cols; ++f) s.col_offsets[f + 1] += s.col_offsets[f];
     // Counting sort of the entries by column; rows come in increasing order within a column.

@@ -263,8 +263,16 @@ Matrix Model::graph_forward(const GraphBatch& batch, const Matrix& x, const Matr
     check_columns(x.cols());
     Matrix scaled;
     const Matrix& x_in = info_.node_feature_columns.empty() ? x : (scaled = standardised_node_features(x));
-    const bool sparse = takes_sparse_input() && density(x_in) <= kSparseInputDensity;
-    if (sparse) batch_sparse_ = SparseRows::from_dense(x_in);
+    bool sparse = false;
+    if (takes_sparse_input() && pass == Pass::infer) {
+        // One scan: the rows of the sparse form (no column index: inference has no backward),
+        // and the density from its count (the same decision as the scan below).
+        batch_sparse_ = SparseRows::from_dense(x_in, /*with_columns=*/false);
+        sparse = batch_sparse_.density() <= kSparseInputDensity;
+    } else if (takes_sparse_input()) {
+        sparse = density(x_in) <= kSparseInputDensity;
+        if (sparse) batch_sparse_ = SparseRows::from_dense(x_in);
+    }
     Matrix h = sparse ? Matrix() : input(x_in);
     inferred_ = pass == Pass::infer;
     for (std::size_t l = 0; l < layers_.size(); ++l) {

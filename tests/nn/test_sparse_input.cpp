@@ -62,6 +62,21 @@ TEST_CASE("SparseRows stores exactly the non-zeros, by rows and by columns", "[c
     const SparseRows empty = SparseRows::from_dense(MatrixT<float>::Zero(4, 5));
     CHECK(empty.nnz() == 0);
     CHECK(empty.density() == 0.0);
+
+    // Rows only (inference): the same rows, no column index, the same density as the dense scan.
+    const SparseRows rows_only = SparseRows::from_dense(dense, /*with_columns=*/false);
+    CHECK(rows_only.row_offsets == s.row_offsets);
+    CHECK(rows_only.col == s.col);
+    CHECK(rows_only.value == s.value);
+    CHECK(rows_only.col_offsets.empty());
+    CHECK(rows_only.col_entry.empty());
+    CHECK(rows_only.entry_row.empty());
+    CHECK(rows_only.density() == density(dense));
+    MatrixT<float> y_rows, y_full;
+    const MatrixT<float> w = random_matrix<float>(23, 6, rng);
+    sparse_times_dense(rows_only, rows_only.value, w, y_rows);
+    sparse_times_dense(s, s.value, w, y_full);
+    CHECK(y_rows == y_full);
 }
 
 TEST_CASE("sparse products equal the dense products, dropout masks equal the dense mask", "[core][sparse]") {

@@ -30,8 +30,10 @@ struct SparseRowsT {
     // Stored entries over rows · cols (0 for an empty matrix).
     double density() const;
     MatrixT<T> to_dense() const;
-    // The non-zero entries of a dense matrix (exact zeros are not stored).
-    static SparseRowsT from_dense(const MatrixT<T>& dense);
+    // The non-zero entries of a dense matrix (exact zeros are not stored). with_columns false:
+    // the rows only (row_offsets, col, value), enough for X · W but not for Xᵀ · dY or dropout,
+    // which read the column index (col_offsets, col_entry, entry_row); inference needs no more.
+    static SparseRowsT from_dense(const MatrixT<T>& dense, bool with_columns = true);
 };
 
 using SparseRows = SparseRowsT<float>;
