@@ -1,17 +1,17 @@
 #include "gatkit/train/graph_trainer.hpp"
-#include "gatkit/core/parallel.hpp"
 
 #include "gatkit/chem/mol_features.hpp"
 #include "gatkit/core/error.hpp"
+#include "gatkit/core/parallel.hpp"
 #include "gatkit/core/stats.hpp"
 #include "gatkit/train/loss.hpp"
 #include "gatkit/train/metrics.hpp"
 #include "gatkit/train/numerics.hpp"
 
 #include <algorithm>
-#include <exception>
 #include <chrono>
 #include <cmath>
+#include <exception>
 #include <limits>
 #include <tuple>
 #include <utility>
