@@ -16,6 +16,7 @@
 //
 // Prints one JSON line: the case, the medians (seconds), peak resident memory of the process
 // (MiB, getrusage) and the sizes.
+#include "gatkit/core/memory.hpp"
 #include "gatkit/core/parallel.hpp"
 #include "gatkit/core/random.hpp"
 #include "gatkit/core/sparse.hpp"
@@ -105,7 +106,7 @@ nlohmann::json big_layer(const Args& a) {
     }
     const Graph graph = build_graph(N, std::move(edges), {.drop_duplicates = true});
     const double graph_seconds = seconds_since(t_graph);
-    Matrix x(N, F);
+    Matrix x = large_matrix<float>(N, F);
     for (Eigen::Index k = 0; k < x.size(); ++k) x.data()[k] = static_cast<float>(rng.normal());
     GatConv layer({.in = F, .out = C, .heads = H, .concat = true}, rng);
     const double rss_before = peak_rss_mib();
@@ -117,7 +118,9 @@ nlohmann::json big_layer(const Args& a) {
         GatConvCache<float> cache;
         const auto t0 = Clock::now();
         const Matrix out = layer.forward(graph, x, cache, /*training=*/false);
-        Matrix dout(out.rows(), out.cols());  // d mean(out²) / d out, row-parallel as the reference's elementwise ops
+        // d mean(out²) / d out, row-parallel as the reference's elementwise ops; allocated as gatkit's
+        // own layers allocate the gradients they pass down (core/memory.hpp)
+        Matrix dout = large_matrix<float>(out.rows(), out.cols());
         const float scale = 2.0f / static_cast<float>(out.size());
 #pragma omp parallel for schedule(static)
         for (Eigen::Index i = 0; i < out.rows(); ++i) dout.row(i) = out.row(i) * scale;
@@ -145,10 +148,10 @@ nlohmann::json big_layer(const Args& a) {
 
 int main(int argc, char** argv) {
     // The gatkit program's allocator settings (apps/gatkit/main.cpp): freed blocks up to 256 MiB
-    // stay in the heap for reuse instead of going back to the kernel to be faulted in and
-    // zero-filled again by the next call.
+    // stay in the heap, which is never trimmed, for reuse instead of going back to the kernel to
+    // be faulted in and zero-filled again by the next call.
     mallopt(M_MMAP_THRESHOLD, 256 << 20);
-    mallopt(M_TRIM_THRESHOLD, 1 << 30);
+    mallopt(M_TRIM_THRESHOLD, -1);
     try {
         if (argc < 2) throw std::runtime_error("usage: gatkit_bench cora-infer|big-layer [--option value]...");
         const std::string which = argv[1];

@@ -3,6 +3,7 @@
 #include "gat_simd.hpp"
 
 #include "gatkit/core/error.hpp"
+#include "gatkit/core/memory.hpp"
 #include "gatkit/core/parallel.hpp"
 #include "gatkit/core/vmath.hpp"
 #include "gatkit/nn/init.hpp"
@@ -225,8 +226,8 @@ MatrixT<T> GatConvT<T>::attend(const Graph& graph, GatConvCache<T>& cache, const
 
     // a_src_nh = a_src[h]ᵀ xw_nh, a_dst_nh = a_dst[h]ᵀ xw_nh: products over the row's H·C values
     // in one lane-wise loop, then a sum per head.
-    cache.a_src.resize(N, H);
-    cache.a_dst.resize(N, H);
+    resize_large(cache.a_src, N, H);
+    resize_large(cache.a_dst, N, H);
     const Eigen::Index HC = H * C;
     const bool simd = use_simd<T>(options_);
     if (simd) {
@@ -265,16 +266,16 @@ MatrixT<T> GatConvT<T>::attend(const Graph& graph, GatConvCache<T>& cache, const
     //   scores and row maxima → exp and row sums → α, α' = dropout(α)·head_scale → out_i += α' xw_j
     const Eigen::Index E = g.num_edges(), W = out_width();
     const bool attn_drop = cache.attn_drop.active, concat = options_.concat;
-    cache.alpha.resize(E, H);
+    resize_large(cache.alpha, E, H);
     // α' is α itself without attention dropout and with head scale 1 (concat, or one head):
     // then it is not stored a second time (E×H floats: 176 MB on an 11M-edge graph with 4 heads).
     const bool alpha_used_is_alpha = !attn_drop && (concat || H == 1);
     if (alpha_used_is_alpha) {
         cache.alpha_used.resize(0, 0);
     } else {
-        cache.alpha_used.resize(E, H);
+        resize_large(cache.alpha_used, E, H);
     }
-    MatrixT<T> out(N, W);  // the SIMD kernels write every row
+    MatrixT<T> out = large_matrix<T>(N, W);  // the SIMD kernels write every row
     if (!simd) out.setZero();
     const std::uint64_t attn_key = cache.attn_drop.key;
     const double p_attn = options_.dropout;
@@ -389,8 +390,8 @@ MatrixT<T> GatConvT<T>::backward(const MatrixT<T>& dout, const GatConvCache<T>& 
     //   out_ih = Σ_e α'_eh xw_jh              ⇒ dα'_eh = dout_ih · xw_jh
     //   α = softmax(s) over the row          ⇒ ds_eh = α_eh (dα_eh − Σ_e' α_e'h dα_e'h)
     //   s = LeakyReLU(z), z = a_src_j + a_dst_i [+ edge_eh] ⇒ dz_eh = ds_eh · (z > 0 ? 1 : slope)
-    MatrixT<T> dz(g.num_edges(), H);
-    MatrixT<T> da_dst = MatrixT<T>::Zero(N, H);
+    MatrixT<T> dz = large_matrix<T>(g.num_edges(), H);
+    MatrixT<T> da_dst = large_zero_matrix<T>(N, H);
     const bool simd = use_simd<T>(options_);
     if (simd) {
         if constexpr (std::is_same_v<T, float>)
@@ -456,7 +457,7 @@ MatrixT<T> GatConvT<T>::backward(const MatrixT<T>& dout, const GatConvCache<T>& 
     //   out_ih = Σ α'_eh xw_jh  ⇒ dxw_jh += α'_eh dout_ih
     //   z_eh = a_src_j + …     ⇒ da_src_jh += dz_eh
     // then a_src_jh = a_src[h]ᵀ xw_jh, a_dst_jh = a_dst[h]ᵀ xw_jh ⇒ dxw_jh += da_src_jh a_src[h] + da_dst_jh a_dst[h]
-    MatrixT<T> dxw(N, HC), da_src(N, H);  // the SIMD kernel writes every row
+    MatrixT<T> dxw = large_matrix<T>(N, HC), da_src = large_matrix<T>(N, H);  // the SIMD kernel writes every row
     if (!simd) {
         dxw.setZero();
         da_src.setZero();

@@ -144,3 +144,31 @@ TEST_CASE("gemm results are bit-identical with 1 and 2 threads", "[core][paralle
     const MatD ref = A.cast<double>() * B.cast<double>();
     CHECK((one[0].cast<double>() - ref).cwiseAbs().maxCoeff() < 1e-3);
 }
+
+TEST_CASE("gemm_tn over a long reduction (split into fixed parts) is right and thread-independent",
+          "[core][parallel]") {
+    ThreadCountGuard guard;
+    Rng rng(8);
+    // M ≥ kReduceSplitRows and K ≤ kRowChunk: the weight-gradient shape of a million-node layer
+    const Eigen::Index M = kReduceSplitRows + 1237, K = 12, N = 5;
+    const Matrix A = random_matrix<float>(M, K, rng);
+    const Matrix B = random_matrix<float>(M, N, rng);
+    const Matrix C0 = random_matrix<float>(K, N, rng);
+    const MatD ref = A.cast<double>().transpose() * B.cast<double>();
+
+    auto run = [&](int threads, bool accumulate) {
+        set_thread_count(threads);
+        Matrix C = C0;
+        gemm_tn(A, B, C, accumulate);
+        return C;
+    };
+    const Matrix one = run(1, false), two = run(2, false);
+    REQUIRE(one.rows() == K);
+    REQUIRE(one.cols() == N);
+    CHECK((one.array() == two.array()).all());
+    // sums of ~67k products of entries in [-1, 1] (|sum| ~ 150): float error well under 1e-2
+    CHECK((one.cast<double>() - ref).cwiseAbs().maxCoeff() < 1e-2);
+    const Matrix acc1 = run(1, true), acc2 = run(2, true);
+    CHECK((acc1.array() == acc2.array()).all());
+    CHECK((acc1.cast<double>() - (C0.cast<double>() + ref)).cwiseAbs().maxCoeff() < 1e-2);
+}

@@ -10,10 +10,12 @@
 #pragma once
 
 #include "gatkit/core/error.hpp"
+#include "gatkit/core/memory.hpp"
 #include "gatkit/core/types.hpp"
 
 #include <algorithm>
 #include <string>
+#include <vector>
 
 namespace gatkit {
 
@@ -50,7 +52,7 @@ inline void check_product(const char* what, Eigen::Index a, Eigen::Index b) {
 template <class T>
 void gemm_nn(const MatrixT<T>& A, const MatrixT<T>& B, MatrixT<T>& C, bool accumulate = false) {
     detail::check_product("gemm_nn", A.cols(), B.rows());
-    if (!accumulate) C.resize(A.rows(), B.cols());  // every row is assigned below: no zero fill
+    if (!accumulate) resize_large(C, A.rows(), B.cols());  // every row is assigned below: no zero fill
     const Eigen::Index M = A.rows(), chunks = (M + kRowChunk - 1) / kRowChunk;
 #pragma omp parallel for schedule(dynamic, 1)
     for (Eigen::Index c = 0; c < chunks; ++c) {
@@ -63,12 +65,33 @@ void gemm_nn(const MatrixT<T>& A, const MatrixT<T>& B, MatrixT<T>& C, bool accum
     }
 }
 
+// Reductions over at least this many rows are split by gemm_tn into kReduceParts parts.
+inline constexpr Eigen::Index kReduceSplitRows = Eigen::Index{1} << 16;
+inline constexpr Eigen::Index kReduceParts = 8;
+
 // C (K×N) = Aᵀ · B with A (M×K), B (M×N), or C += … when accumulate.
+// Parallel over blocks of C's rows; when those are too few for the threads (a weight gradient:
+// K is a layer's width) and the reduction is long (M ≥ kReduceSplitRows: a million-node layer),
+// over kReduceParts fixed row ranges of A and B instead, whose partial products are then added
+// in range order. The ranges do not depend on the thread count, so neither do the values.
 template <class T>
 void gemm_tn(const MatrixT<T>& A, const MatrixT<T>& B, MatrixT<T>& C, bool accumulate = false) {
     detail::check_product("gemm_tn", A.rows(), B.rows());
-    if (!accumulate) C.resize(A.cols(), B.cols());  // every row is assigned below: no zero fill
-    const Eigen::Index K = A.cols(), chunks = (K + kRowChunk - 1) / kRowChunk;
+    if (!accumulate) resize_large(C, A.cols(), B.cols());  // every row is assigned below: no zero fill
+    const Eigen::Index K = A.cols(), chunks = (K + kRowChunk - 1) / kRowChunk, M = A.rows();
+    if (chunks < 2 && M >= kReduceSplitRows) {
+        std::vector<MatrixT<T>> part(static_cast<std::size_t>(kReduceParts));
+        const Eigen::Index step = (M + kReduceParts - 1) / kReduceParts;
+#pragma omp parallel for schedule(dynamic, 1)
+        for (Eigen::Index p = 0; p < kReduceParts; ++p) {
+            const Eigen::Index r0 = std::min(M, p * step), rn = std::min(step, M - r0);
+            auto& P = part[static_cast<std::size_t>(p)];
+            P.noalias() = A.middleRows(r0, rn).transpose() * B.middleRows(r0, rn);
+        }
+        if (!accumulate) C.setZero();
+        for (const auto& P : part) C += P;
+        return;
+    }
 #pragma omp parallel for schedule(dynamic, 1)
     for (Eigen::Index c = 0; c < chunks; ++c) {
         const Eigen::Index r0 = c * kRowChunk, rn = std::min(kRowChunk, K - r0);
@@ -84,7 +107,7 @@ void gemm_tn(const MatrixT<T>& A, const MatrixT<T>& B, MatrixT<T>& C, bool accum
 template <class T>
 void gemm_nt(const MatrixT<T>& A, const MatrixT<T>& B, MatrixT<T>& C, bool accumulate = false) {
     detail::check_product("gemm_nt", A.cols(), B.cols());
-    if (!accumulate) C.resize(A.rows(), B.rows());  // every row is assigned below: no zero fill
+    if (!accumulate) resize_large(C, A.rows(), B.rows());  // every row is assigned below: no zero fill
     const Eigen::Index M = A.rows(), chunks = (M + kRowChunk - 1) / kRowChunk;
 #pragma omp parallel for schedule(dynamic, 1)
     for (Eigen::Index c = 0; c < chunks; ++c) {
@@ -101,7 +124,7 @@ void gemm_nt(const MatrixT<T>& A, const MatrixT<T>& B, MatrixT<T>& C, bool accum
 // layer of a molecule batch the other thread waited on them). Same values.
 template <class T>
 void copy_rows(const MatrixT<T>& from, MatrixT<T>& to) {
-    to.resize(from.rows(), from.cols());
+    resize_large(to, from.rows(), from.cols());
     const Eigen::Index R = from.rows();
 #pragma omp parallel for schedule(static)
     for (Eigen::Index i = 0; i < R; ++i) to.row(i) = from.row(i);
