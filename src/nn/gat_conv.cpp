@@ -45,24 +45,24 @@ detail::GatSimdArgs simd_args(const GatConvOptions& o, const Graph& g, bool attn
 }
 
 // g_src[h] += Σ_n d_src_nh xw_n,h and g_dst[h] += Σ_n d_dst_nh xw_n,h (xw row n: H blocks of C),
-// in the fixed row chunks of add_column_sums (core/parallel.hpp): thread-count independent.
+// in the fixed row chunks of add_column_sums (core/parallel.hpp), each chunk split by head:
+// every value is summed over the rows in row order whatever the thread count.
 template <class T>
 void add_head_weighted_sums(const MatrixT<T>& d_src, const MatrixT<T>& d_dst, const MatrixT<T>& xw, Eigen::Index C, MatrixT<T>& g_src,
                             MatrixT<T>& g_dst) {
     const Eigen::Index R = xw.rows(), H = d_src.cols(), HC = H * C, chunks = sum_chunks(R);
     MatrixT<T> partial = MatrixT<T>::Zero(chunks, 2 * HC);
 #pragma omp parallel for schedule(static)
-    for (Eigen::Index b = 0; b < chunks; ++b) {
-        T* ps = partial.data() + b * 2 * HC;
+    for (Eigen::Index item = 0; item < chunks * H; ++item) {
+        const Eigen::Index b = item / H, h = item % H;
+        T* ps = partial.data() + b * 2 * HC + h * C;
         T* pd = ps + HC;
         for (Eigen::Index n = b * kSumChunk; n < std::min(R, (b + 1) * kSumChunk); ++n) {
-            const T* x = xw.data() + n * HC;
-            for (Eigen::Index h = 0; h < H; ++h) {
-                const T s = d_src(n, h), d = d_dst(n, h);
-                for (Eigen::Index c = 0; c < C; ++c) {
-                    ps[h * C + c] += s * x[h * C + c];
-                    pd[h * C + c] += d * x[h * C + c];
-                }
+            const T* x = xw.data() + n * HC + h * C;
+            const T s = d_src(n, h), d = d_dst(n, h);
+            for (Eigen::Index c = 0; c < C; ++c) {
+                ps[c] += s * x[c];
+                pd[c] += d * x[c];
             }
         }
     }

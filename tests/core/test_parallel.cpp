@@ -172,3 +172,29 @@ TEST_CASE("gemm_tn over a long reduction (split into fixed parts) is right and t
     CHECK((acc1.array() == acc2.array()).all());
     CHECK((acc1.cast<double>() - (C0.cast<double>() + ref)).cwiseAbs().maxCoeff() < 1e-2);
 }
+
+TEST_CASE("add_column_sums gives the one-thread row-order sums bit for bit with 1 and 2 threads", "[core][parallel]") {
+    ThreadCountGuard guard;
+    Rng rng(9);
+    // two row chunks (the second partial), and a width that leaves a partial column block
+    for (const Eigen::Index W : {Eigen::Index{1}, Eigen::Index{70}, Eigen::Index{256}}) {
+        INFO("W=" << W);
+        const Eigen::Index R = kSumChunk + 517;
+        const Matrix m = random_matrix<float>(R, W, rng);
+        const Matrix start = random_matrix<float>(1, W, rng);
+        // the definition: per chunk a partial in row order, the partials added to out in chunk order
+        Matrix expect = start;
+        for (Eigen::Index b = 0; b < sum_chunks(R); ++b) {
+            Matrix p = Matrix::Zero(1, W);
+            for (Eigen::Index n = b * kSumChunk; n < std::min(R, (b + 1) * kSumChunk); ++n)
+                for (Eigen::Index k = 0; k < W; ++k) p(0, k) += m(n, k);
+            expect += p;
+        }
+        for (const int threads : {1, 2}) {
+            set_thread_count(threads);
+            Matrix out = start;
+            add_column_sums(m, out);
+            CHECK((out.array() == expect.array()).all());
+        }
+    }
+}

@@ -238,3 +238,37 @@ TEST_CASE("build_from_sorted rejects unsorted edges and ids out of range, naming
     CHECK_THROWS_AS(build_from_sorted(2, {{0, -1}}), GraphError);
     CHECK_THROWS_AS(build_from_sorted(-1, {}), GraphError);
 }
+
+TEST_CASE("add_self_loops gives the edge order of the stable sort, with sorted and unsorted rows", "[graph]") {
+    // The definition: old loops out, (i, i) for every node in, stably sorted by (dst, src).
+    auto by_definition = [](const Graph& g) {
+        Edges e = g.edge_list();
+        std::erase_if(e, [](const auto& p) { return p.first == p.second; });
+        for (NodeId i = 0; i < g.num_nodes(); ++i) e.emplace_back(i, i);
+        std::stable_sort(e.begin(), e.end(), [](const auto& a, const auto& b) {
+            return a.second != b.second ? a.second < b.second : a.first < b.first;
+        });
+        return e;
+    };
+    Rng rng(11);
+    for (int trial = 0; trial < 20; ++trial) {
+        const Graph sorted_rows = gatkit::test::random_graph(30, 0.2, rng, /*allow_self_loops=*/true);
+        // duplicates and loops, rows sorted by source (build_graph's order)
+        Edges extra = sorted_rows.edge_list();
+        for (std::size_t k = 0; k < extra.size(); k += 3) extra.push_back(extra[k]);
+        extra.emplace_back(5, 5);
+        extra.emplace_back(5, 5);
+        const Graph dups = build_graph(30, extra, {.drop_duplicates = false});
+        for (const Graph* g : {&sorted_rows, &dups}) {
+            const Graph a = add_self_loops(*g);
+            check_csr(a);
+            CHECK(a.edge_list() == by_definition(*g));
+        }
+    }
+    // a row not sorted by source (build_from_sorted keeps the order given): the general path
+    const Graph unsorted = build_from_sorted(3, {{2, 0}, {1, 0}, {0, 0}, {0, 1}, {2, 2}, {1, 2}});
+    const Graph a = add_self_loops(unsorted);
+    check_csr(a);
+    CHECK(a.edge_list() == by_definition(unsorted));
+    CHECK(a.edge_list() == Edges{{0, 0}, {1, 0}, {2, 0}, {0, 1}, {1, 1}, {1, 2}, {2, 2}});
+}
