@@ -100,19 +100,43 @@ void PairDecoderT<T>::backward(const MatrixT<T>& dout, const MatrixT<T>& z, cons
         // s_p = z_u · z_v ⇒ dz_u += g_p z_v, dz_v += g_p z_u (twice g_p z_u when u = v). Scattered
         // by node, in parallel: each node's contributions come from the pairs that touch it, in
         // pair order, so every row gets the same additions in the same order as a serial loop.
+        // The pairs touching each node, in pair order, by a counting sort over R fixed ranges of
+        // pairs (R = 1 for few pairs): each range counts, then places, its own entries, and node
+        // n's entries from range r follow those from ranges < r, so the list is the serial one.
         const auto N = static_cast<std::size_t>(z.rows());
-        std::vector<EdgeId> offsets(N + 1, 0);
-        for (const auto& [u, v] : cache.pairs) {
-            ++offsets[static_cast<std::size_t>(u) + 1];
-            ++offsets[static_cast<std::size_t>(v) + 1];
+        const auto R = static_cast<std::ptrdiff_t>(P >= 8192 && static_cast<std::size_t>(P) >= N ? 8 : 1);
+        const Eigen::Index range = (P + R - 1) / R;
+        std::vector<EdgeId> place(static_cast<std::size_t>(R) * N, 0);  // per range: counts, then next positions
+#pragma omp parallel for schedule(static) if (R > 1)
+        for (std::ptrdiff_t r = 0; r < R; ++r) {
+            EdgeId* count = place.data() + static_cast<std::size_t>(r) * N;
+            for (Eigen::Index p = r * range; p < std::min(P, (r + 1) * range); ++p) {
+                const auto [u, v] = cache.pairs[static_cast<std::size_t>(p)];
+                ++count[static_cast<std::size_t>(u)];
+                ++count[static_cast<std::size_t>(v)];
+            }
         }
-        for (std::size_t n = 0; n < N; ++n) offsets[n + 1] += offsets[n];
-        std::vector<std::pair<Eigen::Index, NodeId>> touch(static_cast<std::size_t>(offsets[N]));  // (pair, other end)
-        std::vector<EdgeId> next(offsets.begin(), offsets.end() - 1);
-        for (Eigen::Index p = 0; p < P; ++p) {
-            const auto [u, v] = cache.pairs[static_cast<std::size_t>(p)];
-            touch[static_cast<std::size_t>(next[static_cast<std::size_t>(u)]++)] = {p, v};
-            touch[static_cast<std::size_t>(next[static_cast<std::size_t>(v)]++)] = {p, u};
+        std::vector<EdgeId> offsets(N + 1, 0);
+        EdgeId total = 0;
+        for (std::size_t n = 0; n < N; ++n) {
+            offsets[n] = total;
+            for (std::ptrdiff_t r = 0; r < R; ++r) {
+                EdgeId& c = place[static_cast<std::size_t>(r) * N + n];
+                const EdgeId k = c;
+                c = total;
+                total += k;
+            }
+        }
+        offsets[N] = total;
+        std::vector<std::pair<Eigen::Index, NodeId>> touch(static_cast<std::size_t>(total));  // (pair, other end)
+#pragma omp parallel for schedule(static) if (R > 1)
+        for (std::ptrdiff_t r = 0; r < R; ++r) {
+            EdgeId* next = place.data() + static_cast<std::size_t>(r) * N;
+            for (Eigen::Index p = r * range; p < std::min(P, (r + 1) * range); ++p) {
+                const auto [u, v] = cache.pairs[static_cast<std::size_t>(p)];
+                touch[static_cast<std::size_t>(next[static_cast<std::size_t>(u)]++)] = {p, v};
+                touch[static_cast<std::size_t>(next[static_cast<std::size_t>(v)]++)] = {p, u};
+            }
         }
         const auto rows = static_cast<Eigen::Index>(N);
 #pragma omp parallel for schedule(dynamic, 64)

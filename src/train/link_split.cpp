@@ -194,12 +194,66 @@ std::vector<NodePair> NegativeSampler::sample(std::size_t count, Rng& rng) const
         throw GraphError("NegativeSampler: " + std::to_string(count) + " negatives requested, but every one of the " +
                          std::to_string(total_pairs_) + " node pairs of the " + std::to_string(num_nodes_) +
                          "-node graph is forbidden (no non-edge exists)");
-    out.reserve(count);
-    if (!allowed_.empty())
-        for (std::size_t k = 0; k < count; ++k) out.push_back(allowed_[rng.below(allowed_.size())]);
-    else
-        for (std::size_t k = 0; k < count; ++k) out.push_back(draw_by_rejection(rng));
-    return out;
+    if (count < kParallelDraws) {
+        out.reserve(count);
+        if (!allowed_.empty())
+            for (std::size_t k = 0; k < count; ++k) out.push_back(allowed_[rng.below(allowed_.size())]);
+        else
+            for (std::size_t k = 0; k < count; ++k) out.push_back(draw_by_rejection(rng));
+        return out;
+    }
+    // The same draws in parallel (a training epoch's ~75k negatives were a serial ~5 % of it).
+    // Rng is splitmix64, a counter: its k-th value from state s is mix64(s + k·γ), and below()
+    // takes exactly one value. So draw k of the listed pairs is value k + 1, and rejection try t
+    // (u, v) is values 2t + 1 and 2t + 2. Tries are evaluated in parallel, a span at a time, and
+    // the first `count` accepted ones kept in try order: the pairs the one-by-one loop returns,
+    // and the generator is left where that loop leaves it.
+    const std::uint64_t s0 = rng.state();
+    const auto value_at = [s0](std::uint64_t k) { return mix64(s0 + Rng::kIncrement * k); };
+    const auto below_at = [&](std::uint64_t k, std::uint64_t n) {
+        return static_cast<std::uint64_t>((static_cast<unsigned __int128>(value_at(k)) * n) >> 64);
+    };
+    out.resize(count);
+    if (!allowed_.empty()) {
+        const auto n = static_cast<std::ptrdiff_t>(count);
+#pragma omp parallel for schedule(static)
+        for (std::ptrdiff_t k = 0; k < n; ++k)
+            out[static_cast<std::size_t>(k)] = allowed_[below_at(static_cast<std::uint64_t>(k) + 1, allowed_.size())];
+        rng.set_state(s0 + Rng::kIncrement * count);
+        return out;
+    }
+    const auto nodes = static_cast<std::uint64_t>(num_nodes_);
+    std::vector<NodePair> tried;
+    std::vector<unsigned char> accepted;
+    std::size_t have = 0;
+    std::uint64_t first_try = 0;
+    for (;;) {
+        // Enough tries for the draws still wanted if nearly all pass (real graphs are sparse: on
+        // ego-Facebook 99 % do), and a further span for the few still missing otherwise.
+        const std::size_t span = std::max<std::size_t>(1024, (count - have) + (count - have) / 16 + 256);
+        tried.resize(span);
+        accepted.resize(span);
+        const auto m = static_cast<std::ptrdiff_t>(span);
+#pragma omp parallel for schedule(static)
+        for (std::ptrdiff_t i = 0; i < m; ++i) {
+            const std::uint64_t t = first_try + static_cast<std::uint64_t>(i);
+            const auto u = static_cast<NodeId>(below_at(2 * t + 1, nodes));
+            const auto v = static_cast<NodeId>(below_at(2 * t + 2, nodes));
+            const NodePair p = u == v ? NodePair{u, v} : normalise(u, v);
+            const auto k = static_cast<std::size_t>(i);
+            tried[k] = p;
+            accepted[k] = u != v && !forbidden_normalised(p.first, p.second);
+        }
+        for (std::size_t i = 0; i < span; ++i) {
+            if (!accepted[i]) continue;
+            out[have++] = tried[i];
+            if (have == count) {
+                rng.set_state(s0 + Rng::kIncrement * 2 * (first_try + i + 1));
+                return out;
+            }
+        }
+        first_try += span;
+    }
 }
 
 std::vector<NodePair> NegativeSampler::sample_distinct(std::size_t count, Rng& rng) const {

@@ -1,6 +1,7 @@
 // Link splits and negative sampling: counts, determinism, no leakage of held-out edges into the
 // training graph, negatives that are never real edges, directed mode, errors.
 #include "gatkit/core/error.hpp"
+#include "gatkit/core/parallel.hpp"
 #include "gatkit/graph/build.hpp"
 #include "gatkit/train/link_split.hpp"
 #include "support/fixtures.hpp"
@@ -356,4 +357,31 @@ TEST_CASE("NegativeSampler: the bitmap (N <= 16,384) and the sorted keys (larger
             if (!directed) REQUIRE(real.count({v, u}) == 0);
         }
     }
+}
+
+TEST_CASE("NegativeSampler: parallel draws equal one-by-one draws and leave the Rng where they do", "[link]") {
+    const int saved_threads = thread_count();
+    // sparse: rejection tries; dense (fewer than half the pairs allowed): drawn from the list
+    const auto sparse = undirected_edges(200, 0.05, 13);
+    std::vector<NodePair> dense;
+    for (NodeId u = 0; u < 40; ++u)
+        for (NodeId v = u + 1; v < 40; ++v)
+            if ((u * 7 + v * 3) % 5 != 0) dense.emplace_back(u, v);
+    const NegativeSampler a(200, sparse, false), b(40, dense, false), c(200, directed_edges(200, 0.05, 14), true);
+    REQUIRE(2 * b.allowed_pairs() < b.total_pairs());
+    for (const NegativeSampler* sampler : {&a, &b, &c}) {
+        for (const std::size_t count : {NegativeSampler::kParallelDraws, std::size_t{20011}}) {
+            Rng one_by_one(31);
+            std::vector<NodePair> expect;
+            for (std::size_t k = 0; k < count; ++k) expect.push_back(sampler->sample(1, one_by_one).front());
+            for (const int threads : {1, 2}) {
+                set_thread_count(threads);
+                Rng rng(31);
+                const auto got = sampler->sample(count, rng);
+                CHECK(got == expect);
+                CHECK(rng.state() == one_by_one.state());
+            }
+        }
+    }
+    set_thread_count(saved_threads);
 }

@@ -35,8 +35,11 @@ class Rng {
 public:
     explicit Rng(std::uint64_t seed = 0) : state_(mix64(seed ^ 0x6a09e667f3bcc909ULL)) {}
 
+    // The stream's step (splitmix64's γ): the k-th value from state s is mix64(s + k·kIncrement).
+    static constexpr std::uint64_t kIncrement = 0x9e3779b97f4a7c15ULL;
+
     std::uint64_t next_u64() noexcept {
-        state_ += 0x9e3779b97f4a7c15ULL;
+        state_ += kIncrement;
         return mix64(state_);
     }
     // Uniform in [0, 1) with 53 random bits.

@@ -76,7 +76,9 @@ public:
 
     // `count` independent uniform draws (with replacement; repeats possible), as PyG's
     // negative_sampling does per epoch. GraphError when count > 0 and no pair is allowed.
+    // From kParallelDraws on, drawn in parallel: the same pairs, and the same state of rng after.
     std::vector<NodePair> sample(std::size_t count, Rng& rng) const;
+    static constexpr std::size_t kParallelDraws = 4096;
 
     // `count` distinct allowed pairs, uniform among such sets (used for the fixed val/test
     // negatives). GraphError naming both numbers when count > allowed_pairs().
