@@ -203,23 +203,19 @@ std::vector<NodePair> NegativeSampler::sample(std::size_t count, Rng& rng) const
         return out;
     }
     // The same draws in parallel (a training epoch's ~75k negatives were a serial ~5 % of it).
-    // Rng is splitmix64, a counter: its k-th value from state s is mix64(s + k·γ), and below()
-    // takes exactly one value. So draw k of the listed pairs is value k + 1, and rejection try t
-    // (u, v) is values 2t + 1 and 2t + 2. Tries are evaluated in parallel, a span at a time, and
-    // the first `count` accepted ones kept in try order: the pairs the one-by-one loop returns,
-    // and the generator is left where that loop leaves it.
-    const std::uint64_t s0 = rng.state();
-    const auto value_at = [s0](std::uint64_t k) { return mix64(s0 + Rng::kIncrement * k); };
-    const auto below_at = [&](std::uint64_t k, std::uint64_t n) {
-        return static_cast<std::uint64_t>((static_cast<unsigned __int128>(value_at(k)) * n) >> 64);
-    };
+    // Rng is a counter (Rng::peek_u64) and below() takes exactly one value. So draw k of the
+    // listed pairs is value k + 1, and rejection try t (u, v) is values 2t + 1 and 2t + 2. Tries
+    // are evaluated in parallel, a span at a time, and the first `count` accepted ones kept in
+    // try order: the pairs the one-by-one loop returns, and the generator is left where that
+    // loop leaves it.
+    const auto below_at = [&rng](std::uint64_t k, std::uint64_t n) { return Rng::scale_below(rng.peek_u64(k), n); };
     out.resize(count);
     if (!allowed_.empty()) {
         const auto n = static_cast<std::ptrdiff_t>(count);
 #pragma omp parallel for schedule(static)
         for (std::ptrdiff_t k = 0; k < n; ++k)
             out[static_cast<std::size_t>(k)] = allowed_[below_at(static_cast<std::uint64_t>(k) + 1, allowed_.size())];
-        rng.set_state(s0 + Rng::kIncrement * count);
+        rng.skip(count);
         return out;
     }
     const auto nodes = static_cast<std::uint64_t>(num_nodes_);
@@ -239,16 +235,16 @@ std::vector<NodePair> NegativeSampler::sample(std::size_t count, Rng& rng) const
             const std::uint64_t t = first_try + static_cast<std::uint64_t>(i);
             const auto u = static_cast<NodeId>(below_at(2 * t + 1, nodes));
             const auto v = static_cast<NodeId>(below_at(2 * t + 2, nodes));
-            const NodePair p = u == v ? NodePair{u, v} : normalise(u, v);
+            const NodePair p = normalise(u, v);
             const auto k = static_cast<std::size_t>(i);
             tried[k] = p;
-            accepted[k] = u != v && !forbidden_normalised(p.first, p.second);
+            accepted[k] = !forbidden_normalised(p.first, p.second);  // true for u = v too
         }
         for (std::size_t i = 0; i < span; ++i) {
             if (!accepted[i]) continue;
             out[have++] = tried[i];
             if (have == count) {
-                rng.set_state(s0 + Rng::kIncrement * 2 * (first_try + i + 1));
+                rng.skip(2 * (first_try + i + 1));
                 return out;
             }
         }

@@ -44,6 +44,16 @@ TEST_CASE("Rng: state round trip and split are deterministic", "[core][random]")
     CHECK(p.next_u64() == q.next_u64());
 }
 
+TEST_CASE("Rng: peek_u64(k) is the k-th next value and skip(k) draws k values", "[core][random]") {
+    Rng a(13), b(13);
+    std::vector<std::uint64_t> ahead;
+    for (std::uint64_t k = 1; k <= 5; ++k) ahead.push_back(a.peek_u64(k));
+    for (std::uint64_t k = 0; k < 5; ++k) CHECK(b.next_u64() == ahead[k]);
+    a.skip(5);
+    CHECK(a.state() == b.state());
+    CHECK(Rng::scale_below(a.peek_u64(1), 37) == b.below(37));
+}
+
 TEST_CASE("Rng::uniform lies in 0 <= u < 1 with mean 1/2 and variance 1/12", "[core][random]") {
     Rng rng(1);
     const int n = 200000;

@@ -35,20 +35,23 @@ class Rng {
 public:
     explicit Rng(std::uint64_t seed = 0) : state_(mix64(seed ^ 0x6a09e667f3bcc909ULL)) {}
 
-    // The stream's step (splitmix64's γ): the k-th value from state s is mix64(s + k·kIncrement).
-    static constexpr std::uint64_t kIncrement = 0x9e3779b97f4a7c15ULL;
-
     std::uint64_t next_u64() noexcept {
         state_ += kIncrement;
         return mix64(state_);
+    }
+    // The stream is a counter: the k-th next_u64() from here (k ≥ 1) without drawing it, and
+    // skipping k values. Parallel loops draw what a serial loop would, value k by index.
+    std::uint64_t peek_u64(std::uint64_t k) const noexcept { return mix64(state_ + kIncrement * k); }
+    void skip(std::uint64_t k) noexcept { state_ += kIncrement * k; }
+    // below(n) on the value x: below(n) is scale_below(next_u64(), n).
+    static std::uint64_t scale_below(std::uint64_t x, std::uint64_t n) noexcept {
+        return static_cast<std::uint64_t>((static_cast<unsigned __int128>(x) * n) >> 64);
     }
     // Uniform in [0, 1) with 53 random bits.
     double uniform() noexcept { return static_cast<double>(next_u64() >> 11) * (1.0 / 9007199254740992.0); }
     double uniform(double lo, double hi) noexcept { return lo + (hi - lo) * uniform(); }
     // Uniform integer in [0, n), n > 0 (Lemire's multiply-shift; bias < 2^-32 for n < 2^32).
-    std::uint64_t below(std::uint64_t n) noexcept {
-        return static_cast<std::uint64_t>((static_cast<unsigned __int128>(next_u64()) * n) >> 64);
-    }
+    std::uint64_t below(std::uint64_t n) noexcept { return scale_below(next_u64(), n); }
     // Standard normal (Box–Muller; one value per call keeps the stream simple to reason about).
     double normal() noexcept {
         double u1 = uniform();
@@ -68,6 +71,7 @@ public:
     void set_state(std::uint64_t s) noexcept { state_ = s; }
 
 private:
+    static constexpr std::uint64_t kIncrement = 0x9e3779b97f4a7c15ULL;  // splitmix64's γ
     std::uint64_t state_;
 };
 
