@@ -29,6 +29,8 @@
 #include <filesystem>
 #include <functional>
 #include <iostream>
+#include <iterator>
+#include <limits>
 #include <memory>
 
 namespace gatkit::cli {
@@ -389,6 +391,15 @@ int run_graph_train(const TrainArgs& a) {
     return 0;
 }
 
+namespace {
+
+// `gatkit predict --data FILE` parses, featurises and predicts this many rows at a time, so the
+// atom features of only one chunk are held at once (and their memory is reused, warm in cache,
+// by the next chunk). A chunk is 32 batches of predict_graphs, enough to keep the threads busy.
+constexpr std::size_t kPredictChunkRows = 1024;
+
+}  // namespace
+
 int run_graph_predict(const PredictArgs& a) {
     const std::string kind = model_kind(a.model);
     ModelInfo info;
@@ -409,32 +420,58 @@ int run_graph_predict(const PredictArgs& a) {
     }
     // Output columns: one per target (probability or value), or one per class.
     const std::vector<std::string> columns = prediction_columns(target_type, info);
-    const MoleculeTable table = read_molecule_inputs(a.smiles, a.data, a.smiles_column, info, model ? model->config().pe : "none",
-                                                     info.graph_features);
-    // With a full mask, a molecule above the model's max_full_nodes is its row's error (as an
-    // invalid SMILES is), not a failure of the whole file. pred_row: graph → row of pred, or -1.
-    std::vector<std::string> errors = table.error_of_record;
-    std::vector<long> pred_row(table.data.size(), -1);
-    std::vector<std::size_t> kept;
+    const auto C = static_cast<Eigen::Index>(columns.size());
     const bool full_mask = model && parse_mask(model->config().mask).kind == MaskKind::full;
-    for (std::size_t g = 0; g < table.data.size(); ++g) {
-        if (full_mask && table.data.graphs[g].graph.num_nodes() > model->config().max_full_nodes) continue;
-        pred_row[g] = static_cast<long>(kept.size());
-        kept.push_back(g);
+
+    // Per graph of the table: its predicted values (a row of `values`) or why it has none. A
+    // molecule whose molecule-level features RDKit cannot compute, or that has more atoms than a
+    // full mask attends over (the model's max_full_nodes), is its row's error, as an invalid
+    // SMILES is, not a failure of the whole file.
+    std::vector<float> values;  // row-major, one row of C per graph
+    std::vector<std::string> graph_error;
+    const auto predict_part = [&](GraphDataset& data) {
+        add_positional_encodings(data, model ? model->config().pe : "none");
+        std::vector<std::string> why = try_add_molecule_features(data, info.graph_features);
+        std::vector<std::size_t> kept;
+        for (std::size_t g = 0; g < data.size(); ++g) {
+            const NodeId n = data.graphs[g].graph.num_nodes();
+            if (why[g].empty() && full_mask && n > model->config().max_full_nodes)
+                why[g] = std::to_string(n) + " atoms, more than the " + std::to_string(model->config().max_full_nodes) +
+                         " the model attends over in full (--mask full, --max-full-nodes)";
+            if (why[g].empty()) kept.push_back(g);
+        }
+        Matrix pred(0, C);
+        if (!kept.empty()) {
+            if (fp) {
+                std::vector<std::string> smiles;
+                for (const std::size_t g : kept) smiles.push_back(data.smiles[g]);
+                pred = fp->predict(fingerprints(smiles));
+            } else {
+                pred = predict_graphs(model_pointers(members), data, kept);
+            }
+        }
+        const std::size_t first = graph_error.size();
+        values.resize((first + data.size()) * static_cast<std::size_t>(C), std::numeric_limits<float>::quiet_NaN());
+        for (std::size_t k = 0; k < kept.size(); ++k)
+            for (Eigen::Index c = 0; c < C; ++c) values[(first + kept[k]) * static_cast<std::size_t>(C) + static_cast<std::size_t>(c)] = pred(static_cast<Eigen::Index>(k), c);
+        graph_error.insert(graph_error.end(), std::make_move_iterator(why.begin()), std::make_move_iterator(why.end()));
+    };
+
+    // A file without --attention is read and predicted chunk by chunk; --attention runs every
+    // molecule again on its own and so keeps them all, as does the one molecule of --smiles.
+    MoleculeTable table;
+    if (a.smiles.empty() && a.attention.empty()) {
+        table = load_molecules_chunked(a.data, {.smiles_column = a.smiles_column.empty() ? info.smiles_column : a.smiles_column},
+                                       kPredictChunkRows, [&](GraphDataset& part, std::size_t) { predict_part(part); });
+    } else {
+        table = read_molecule_inputs(a.smiles, a.data, a.smiles_column, info, "none", "none");
+        predict_part(table.data);
     }
-    for (std::size_t r = 0; r < table.records.size(); ++r) {
+    const auto error_of = [&](std::size_t r) -> const std::string& {
         const long g = table.graph_of_record[r];
-        if (g >= 0 && pred_row[static_cast<std::size_t>(g)] < 0)
-            errors[r] = std::to_string(table.data.graphs[static_cast<std::size_t>(g)].graph.num_nodes()) + " atoms, more than the " +
-                        std::to_string(model->config().max_full_nodes) + " the model attends over in full (--mask full, --max-full-nodes)";
-    }
-    Matrix pred(0, static_cast<Eigen::Index>(columns.size()));
-    if (!kept.empty()) {
-        if (fp)
-            pred = fp->predict(fingerprints(table.data.smiles));
-        else
-            pred = predict_graphs(model_pointers(members), table.data, kept);
-    }
+        return g < 0 ? table.error_of_record[r] : graph_error[static_cast<std::size_t>(g)];
+    };
+
     if (!a.attention.empty()) {
         // One molecule at a time, so every row of α belongs to one molecule: input row, atom
         // indices. An ensemble's rows say which member (1..N) they come from.
@@ -442,7 +479,7 @@ int run_graph_predict(const PredictArgs& a) {
         std::string att = ensemble ? "row,member,layer,head,src_atom,dst_atom,self_loop,alpha\n" : "row,layer,head,src_atom,dst_atom,self_loop,alpha\n";
         for (std::size_t r = 0; r < table.records.size(); ++r) {
             const long g = table.graph_of_record[r];
-            if (g < 0 || pred_row[static_cast<std::size_t>(g)] < 0) continue;
+            if (g < 0 || !error_of(r).empty()) continue;
             for (std::size_t k = 0; k < members.size(); ++k) {
                 const GraphBatchData b = forward_molecule(members[k], table.data, static_cast<std::size_t>(g));
                 std::vector<std::string> atoms(static_cast<std::size_t>(b.x.rows()));
@@ -457,18 +494,21 @@ int run_graph_predict(const PredictArgs& a) {
     for (std::size_t k = 0; k < table.header.size(); ++k) out += (k ? "," : "") + csv_field(table.header[k]);
     for (const auto& c : columns) out += "," + csv_field(c);
     out += ",error\n";
+    std::size_t predicted = 0;
     for (std::size_t r = 0; r < table.records.size(); ++r) {
         for (std::size_t k = 0; k < table.records[r].size(); ++k) out += (k ? "," : "") + csv_field(table.records[r][k]);
         const long g = table.graph_of_record[r];
-        const long row = g >= 0 ? pred_row[static_cast<std::size_t>(g)] : -1;
-        for (Eigen::Index c = 0; c < pred.cols(); ++c) out += "," + (row >= 0 ? number(pred(row, c)) : std::string());
-        out += "," + csv_field(errors[r]) + "\n";
+        const bool ok = error_of(r).empty();
+        predicted += ok ? 1 : 0;
+        for (Eigen::Index c = 0; c < C; ++c)
+            out += "," + (ok ? number(values[static_cast<std::size_t>(g) * static_cast<std::size_t>(C) + static_cast<std::size_t>(c)]) : std::string());
+        out += "," + csv_field(error_of(r)) + "\n";
     }
     if (a.out.empty() || a.out == "-") {
         std::cout << out;
     } else {
         write_file_atomically(a.out, out);
-        std::cerr << table.records.size() << " rows (" << kept.size() << " predicted, " << table.records.size() - kept.size()
+        std::cerr << table.records.size() << " rows (" << predicted << " predicted, " << table.records.size() - predicted
                   << " with errors) written to " << a.out << "\n";
     }
     return 0;

@@ -6,6 +6,8 @@ namespace gatkit {
 
 int thread_count() { return omp_get_max_threads(); }
 
+bool runs_serially() { return omp_get_max_threads() == 1 || omp_get_active_level() >= omp_get_max_active_levels(); }
+
 void set_thread_count(int n) {
     if (n < 1) throw ConfigError("threads must be at least 1, got " + std::to_string(n));
     omp_set_num_threads(n);

@@ -14,6 +14,7 @@
 #include <cctype>
 #include <exception>
 #include <filesystem>
+#include <functional>
 #include <limits>
 #include <new>
 #include <optional>
@@ -329,36 +330,22 @@ std::string molecule_format_of(const std::string& path) {
                       "); expected .csv, .smi or .sdf (optionally .gz), or pass --format csv|smi|sdf");
 }
 
-MoleculeTable load_molecules(const std::string& path, const MoleculeReadOptions& options) {
+namespace {
+
+// load_molecules and load_molecules_chunked: with `consume`, each chunk's graphs go to it and
+// table.data keeps none; without, every row is one chunk and the graphs stay in table.data.
+MoleculeTable load_rows_in_chunks(const std::string& path, const MoleculeReadOptions& options, std::size_t chunk_rows,
+                                  const std::function<void(GraphDataset&, std::size_t)>* consume) {
     const std::string format = options.format == "auto" ? molecule_format_of(path) : options.format;
     if (format != "csv" && format != "smi" && format != "sdf")
         throw ConfigError("molecule format '" + options.format + "' is not one of auto, csv, smi, sdf");
+    if (chunk_rows < 1) throw ConfigError("load_molecules_chunked: chunk_rows must be at least 1");
 
     MoleculeTable table;
     const std::vector<Pending> rows = format == "csv"   ? read_csv(path, options, table)
                                       : format == "smi" ? read_smi(path, options, table)
                                                         : read_sdf(path, options, table);
     const bool sdf = format == "sdf";
-
-    // Parse and featurise in parallel; each row writes only its own slot, so the result does
-    // not depend on the thread count. Exceptions cannot leave an OpenMP region: keep the first.
-    const auto n = static_cast<long>(rows.size());
-    std::vector<Parsed> parsed(rows.size());
-    std::exception_ptr fatal;
-#pragma omp parallel for schedule(dynamic, 8)
-    for (long k = 0; k < n; ++k) {
-        if (!rows[k].error.empty()) {
-            parsed[k].error = rows[k].error;
-            continue;
-        }
-        try {
-            parsed[k] = sdf ? parse_sdf_record(rows[k]) : parse_smiles_row(rows[k]);
-        } catch (...) {
-#pragma omp critical(gatkit_load_molecules)
-            if (!fatal) fatal = std::current_exception();
-        }
-    }
-    if (fatal) std::rethrow_exception(fatal);
 
     GraphDataset& data = table.data;
     data.name = file_stem(path);
@@ -367,25 +354,73 @@ MoleculeTable load_molecules(const std::string& path, const MoleculeReadOptions&
     table.error_of_record.assign(rows.size(), std::string());
     std::vector<std::size_t> valid;
     bool any_name = false;
-    for (std::size_t k = 0; k < rows.size(); ++k) {
-        if (!parsed[k].sample) {
-            table.error_of_record[k] = parsed[k].error;
-            data.report.skip(path, rows[k].line, rows[k].text, parsed[k].error);
-            continue;
+    const auto T = static_cast<Eigen::Index>(options.target_columns.size());
+    const std::size_t step = consume ? chunk_rows : std::max<std::size_t>(rows.size(), 1);
+    for (std::size_t first = 0; first < rows.size(); first += step) {
+        const std::size_t last = std::min(rows.size(), first + step);
+        // Parse and featurise in parallel; each row writes only its own slot, so the result does
+        // not depend on the thread count. Exceptions cannot leave an OpenMP region: keep the first.
+        const auto n = static_cast<long>(last - first);
+        std::vector<Parsed> parsed(last - first);
+        std::exception_ptr fatal;
+#pragma omp parallel for schedule(dynamic, 8)
+        for (long i = 0; i < n; ++i) {
+            const Pending& row = rows[first + static_cast<std::size_t>(i)];
+            if (!row.error.empty()) {
+                parsed[i].error = row.error;
+                continue;
+            }
+            try {
+                parsed[i] = sdf ? parse_sdf_record(row) : parse_smiles_row(row);
+            } catch (...) {
+#pragma omp critical(gatkit_load_molecules)
+                if (!fatal) fatal = std::current_exception();
+            }
         }
-        table.graph_of_record[k] = static_cast<long>(data.graphs.size());
-        data.graphs.push_back(std::move(*parsed[k].sample));
-        data.source_rows.push_back(rows[k].source_row);
-        data.smiles.push_back(sdf ? parsed[k].smiles : rows[k].input);
-        data.names.push_back(rows[k].name);
-        any_name = any_name || !rows[k].name.empty();
-        if (sdf) table.records[k][0] = parsed[k].smiles;
-        valid.push_back(k);
+        if (fatal) std::rethrow_exception(fatal);
+
+        GraphDataset part;  // this chunk's graphs, when they go to `consume`
+        GraphDataset& into = consume ? part : data;
+        const std::size_t first_graph = data.smiles.size();
+        bool part_has_name = false;
+        for (std::size_t k = first; k < last; ++k) {
+            Parsed& p = parsed[k - first];
+            if (!p.sample) {
+                table.error_of_record[k] = p.error;
+                data.report.skip(path, rows[k].line, rows[k].text, p.error);
+                continue;
+            }
+            table.graph_of_record[k] = static_cast<long>(data.smiles.size());
+            into.graphs.push_back(std::move(*p.sample));
+            const std::string& smiles = sdf ? p.smiles : rows[k].input;
+            data.source_rows.push_back(rows[k].source_row);
+            data.smiles.push_back(smiles);
+            data.names.push_back(rows[k].name);
+            if (consume) {
+                part.source_rows.push_back(rows[k].source_row);
+                part.smiles.push_back(smiles);
+                part.names.push_back(rows[k].name);
+            }
+            any_name = any_name || !rows[k].name.empty();
+            part_has_name = part_has_name || !rows[k].name.empty();
+            if (sdf) table.records[k][0] = p.smiles;
+            valid.push_back(k);
+        }
+        if (consume && !part.graphs.empty()) {
+            part.name = data.name;
+            part.target_names = data.target_names;
+            if (!part_has_name) part.names.clear();
+            part.targets.resize(static_cast<Eigen::Index>(part.graphs.size()), T);
+            for (Eigen::Index b = 0; b < part.targets.rows(); ++b)
+                for (Eigen::Index t = 0; t < T; ++t)
+                    part.targets(b, t) = rows[valid[first_graph + static_cast<std::size_t>(b)]].targets[static_cast<std::size_t>(t)];
+            (*consume)(part, first_graph);
+        }
     }
     if (!any_name) data.names.clear();
 
     const char* unit = sdf ? " records" : " rows";
-    if (data.graphs.empty()) {
+    if (valid.empty()) {
         std::string why = rows.empty() ? std::string("the file has no data") : std::string();
         if (!rows.empty()) {
             const LoadIssue& first = data.report.skipped.front();
@@ -399,11 +434,21 @@ MoleculeTable load_molecules(const std::string& path, const MoleculeReadOptions&
         data.report.notes.push_back(std::to_string(data.report.n_skipped()) + " of " + std::to_string(rows.size()) + unit +
                                     " are not valid molecules and were skipped");
 
-    const auto T = static_cast<Eigen::Index>(options.target_columns.size());
     data.targets.resize(static_cast<Eigen::Index>(valid.size()), T);
     for (std::size_t b = 0; b < valid.size(); ++b)
         for (Eigen::Index t = 0; t < T; ++t) data.targets(static_cast<Eigen::Index>(b), t) = rows[valid[b]].targets[t];
     return table;
+}
+
+}  // namespace
+
+MoleculeTable load_molecules(const std::string& path, const MoleculeReadOptions& options) {
+    return load_rows_in_chunks(path, options, 1, nullptr);
+}
+
+MoleculeTable load_molecules_chunked(const std::string& path, const MoleculeReadOptions& options, std::size_t chunk_rows,
+                                     const std::function<void(GraphDataset& chunk, std::size_t first_graph)>& consume) {
+    return load_rows_in_chunks(path, options, chunk_rows, &consume);
 }
 
 }  // namespace gatkit

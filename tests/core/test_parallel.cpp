@@ -145,6 +145,53 @@ TEST_CASE("gemm results are bit-identical with 1 and 2 threads", "[core][paralle
     CHECK((one[0].cast<double>() - ref).cwiseAbs().maxCoeff() < 1e-3);
 }
 
+TEST_CASE("gemm_nn on one thread (whole chunks as one product) gives the chunk-by-chunk bits", "[core][parallel]") {
+    ThreadCountGuard guard;
+    Rng rng(11);
+    struct Shape {
+        Eigen::Index m, k, n;
+    };
+    // last chunks of 0, 1 (a matrix-vector product in Eigen), 2 and 13 rows; tiny K and N (Eigen's
+    // coefficient loops for a small last chunk); the layer shapes of a molecule batch and of Cora
+    for (const Shape s : {Shape{192, 256, 256}, Shape{193, 256, 256}, Shape{194, 14, 1}, Shape{130, 14, 2}, Shape{525, 256, 256},
+                          Shape{525, 173, 256}, Shape{2708, 1433, 64}, Shape{3 * kRowChunk + 1, 3, 1}}) {
+        INFO("M=" << s.m << " K=" << s.k << " N=" << s.n);
+        const Matrix A = random_matrix<float>(s.m, s.k, rng);
+        const Matrix B = random_matrix<float>(s.k, s.n, rng);
+        const Matrix C0 = random_matrix<float>(s.m, s.n, rng);
+        // the definition: one Eigen product per chunk of kRowChunk rows
+        Matrix expect(s.m, s.n), expect_acc = C0;
+        for (Eigen::Index r0 = 0; r0 < s.m; r0 += kRowChunk) {
+            const Eigen::Index rn = std::min(kRowChunk, s.m - r0);
+            expect.middleRows(r0, rn).noalias() = A.middleRows(r0, rn) * B;
+            expect_acc.middleRows(r0, rn).noalias() += A.middleRows(r0, rn) * B;
+        }
+        for (const int threads : {1, 2}) {
+            set_thread_count(threads);
+            Matrix C, C_acc = C0;
+            gemm_nn(A, B, C);
+            gemm_nn(A, B, C_acc, /*accumulate=*/true);
+            CHECK((C.array() == expect.array()).all());
+            CHECK((C_acc.array() == expect_acc.array()).all());
+        }
+        // inside a parallel region (as predict_graphs runs its batches) the product is serial too
+        set_thread_count(2);
+        std::vector<Matrix> inner(2);
+        std::vector<int> serial(2, 0);  // Catch's macros are not thread-safe: checked after the region
+#pragma omp parallel for num_threads(2)
+        for (int t = 0; t < 2; ++t) {
+            serial[static_cast<std::size_t>(t)] = runs_serially() ? 1 : 0;
+            gemm_nn(A, B, inner[static_cast<std::size_t>(t)]);
+        }
+        CHECK(serial == std::vector<int>{1, 1});
+        for (const Matrix& C : inner) CHECK((C.array() == expect.array()).all());
+    }
+    set_thread_count(2);
+    CHECK_FALSE(runs_serially());
+    set_thread_count(1);
+    CHECK(runs_serially());
+}
+
 TEST_CASE("gemm_tn over a long reduction (split into fixed parts) is right and thread-independent",
           "[core][parallel]") {
     ThreadCountGuard guard;

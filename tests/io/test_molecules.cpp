@@ -392,6 +392,68 @@ TEST_CASE("molecules: records stay in input order with any thread count", "[io][
     CHECK(one.error_of_record == two.error_of_record);
 }
 
+TEST_CASE("molecules: load_molecules_chunked hands over load_molecules' graphs chunk by chunk", "[io][molecules]") {
+    TempDir dir;
+    const std::vector<std::string> pool = {"CCO", "C1CC", "c1ccccc1", "CC(=O)O", "[NH5]", "CCN(CC)CC", "", "OC1CCCCC1"};
+    std::string csv = "id,smiles,y\n";
+    for (int k = 0; k < 50; ++k) csv += "r" + std::to_string(k) + "," + pool[k % pool.size()] + "," + std::to_string(k) + "\n";
+    const std::string path = dir.write("many.csv", csv);
+    const MoleculeTable whole = load_molecules(path, {.target_columns = {"y"}});
+    for (const std::size_t chunk : {std::size_t{1}, std::size_t{7}, std::size_t{50}, std::size_t{1000}}) {
+        INFO("chunk_rows " << chunk);
+        std::vector<GraphSample> got;
+        std::vector<std::string> got_smiles;
+        std::vector<float> got_targets;
+        std::size_t calls = 0;
+        const MoleculeTable t = load_molecules_chunked(path, {.target_columns = {"y"}}, chunk, [&](GraphDataset& part, std::size_t first) {
+            ++calls;
+            CHECK(first == got.size());  // graph k of the chunk is graph first + k of the table
+            REQUIRE(part.smiles.size() == part.size());
+            REQUIRE(part.source_rows.size() == part.size());
+            REQUIRE(part.targets.rows() == static_cast<Eigen::Index>(part.size()));
+            CHECK(part.target_names == std::vector<std::string>{"y"});
+            for (std::size_t k = 0; k < part.size(); ++k) {
+                got.push_back(std::move(part.graphs[k]));
+                got_smiles.push_back(part.smiles[k]);
+                got_targets.push_back(part.targets(static_cast<Eigen::Index>(k), 0));
+            }
+        });
+        // one call per chunk that holds a valid row
+        std::size_t chunks_with_graphs = 0;
+        for (std::size_t r0 = 0; r0 < 50; r0 += chunk) {
+            bool any = false;
+            for (std::size_t r = r0; r < std::min<std::size_t>(50, r0 + chunk); ++r) any = any || whole.graph_of_record[r] >= 0;
+            chunks_with_graphs += any ? 1 : 0;
+        }
+        CHECK(calls == chunks_with_graphs);
+        CHECK(calls < 50);  // the chunks of one row skip the invalid rows
+        CHECK(t.data.graphs.empty());
+        CHECK(t.graph_of_record == whole.graph_of_record);
+        CHECK(t.error_of_record == whole.error_of_record);
+        CHECK(t.records == whole.records);
+        CHECK(t.data.smiles == whole.data.smiles);
+        CHECK(t.data.source_rows == whole.data.source_rows);
+        CHECK(t.data.targets == whole.data.targets);
+        CHECK(t.data.report.n_skipped() == whole.data.report.n_skipped());
+        CHECK(got_smiles == whole.data.smiles);
+        REQUIRE(got.size() == whole.data.size());
+        for (std::size_t b = 0; b < got.size(); ++b) {
+            CHECK(got[b].x == whole.data.graphs[b].x);
+            CHECK(got[b].edge_attr == whole.data.graphs[b].edge_attr);
+            CHECK(got[b].graph.in_src() == whole.data.graphs[b].graph.in_src());
+            CHECK(got_targets[b] == whole.data.targets(static_cast<Eigen::Index>(b), 0));
+        }
+    }
+    // no valid molecule: the same error as load_molecules, nothing consumed
+    const std::string bad = dir.write("bad.csv", "smiles\nC1CC\n[NH5]\n");
+    std::size_t calls = 0;
+    const std::string error = error_of([&] { load_molecules_chunked(bad, {}, 1, [&](GraphDataset&, std::size_t) { ++calls; }); });
+    CHECK(error == error_of([&] { load_molecules(bad); }));
+    CHECK_THAT(error, Catch::Contains("no valid molecule"));
+    CHECK(calls == 0);
+    CHECK_THROWS_AS(load_molecules_chunked(path, {}, 0, [](GraphDataset&, std::size_t) {}), ConfigError);
+}
+
 // ---- the real MoleculeNet files in ../shared/data (skipped when absent) -----------------
 
 namespace {

@@ -48,12 +48,34 @@ inline void check_product(const char* what, Eigen::Index a, Eigen::Index b) {
 }
 }  // namespace detail
 
+// True when a parallel region opened here would run on the calling thread alone: one thread is
+// set, or this is inside a region already (nested regions are inactive), as the batches of
+// predict_graphs are.
+bool runs_serially();
+
 // C (M×N) = A (M×K) · B (K×N), or C += … when accumulate.
 template <class T>
 void gemm_nn(const MatrixT<T>& A, const MatrixT<T>& B, MatrixT<T>& C, bool accumulate = false) {
     detail::check_product("gemm_nn", A.cols(), B.rows());
     if (!accumulate) resize_large(C, A.rows(), B.cols());  // every row is assigned below: no zero fill
     const Eigen::Index M = A.rows(), chunks = (M + kRowChunk - 1) / kRowChunk;
+    if (chunks > 2 && runs_serially()) {
+        // On one thread: the whole chunks as one Eigen product, which packs B once instead of once
+        // per chunk, then the last chunk as the loop below computes it. Eigen's product gives a row
+        // the same bits whether it is computed with 64 rows or with more (tests/core/
+        // test_parallel.cpp checks this against the chunked loop); a last chunk of one row or of a
+        // few tiny rows takes another code path (a matrix-vector product, coefficient loops), so it
+        // stays on its own.
+        const Eigen::Index whole = M / kRowChunk * kRowChunk, rest = M - whole;
+        if (accumulate) {
+            C.topRows(whole).noalias() += A.topRows(whole) * B;
+            if (rest > 0) C.bottomRows(rest).noalias() += A.bottomRows(rest) * B;
+        } else {
+            C.topRows(whole).noalias() = A.topRows(whole) * B;
+            if (rest > 0) C.bottomRows(rest).noalias() = A.bottomRows(rest) * B;
+        }
+        return;
+    }
 #pragma omp parallel for schedule(dynamic, 1)
     for (Eigen::Index c = 0; c < chunks; ++c) {
         const Eigen::Index r0 = c * kRowChunk, rn = std::min(kRowChunk, M - r0);

@@ -25,6 +25,8 @@
 
 #include "gatkit/io/dataset.hpp"
 
+#include <cstddef>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -49,6 +51,18 @@ struct MoleculeTable {
 };
 
 MoleculeTable load_molecules(const std::string& path, const MoleculeReadOptions& options = {});
+
+// load_molecules for files whose molecules need not all be held at once (prediction): the rows
+// are read, then parsed and featurised `chunk_rows` rows at a time, and `consume` gets each
+// chunk's valid molecules, in input order, before the next chunk is parsed. `chunk` holds their
+// graphs, smiles, source_rows, names and targets; its graph k is graph first_graph + k of the
+// table (the index graph_of_record uses). Only one chunk's features exist at a time: `consume`
+// may move or drop the graphs. The table returned is load_molecules' with data.graphs empty
+// (data.smiles, source_rows, names, targets, report, graph_of_record and error_of_record are
+// all there). The same errors as load_molecules, the last ones ("no valid molecule") after every
+// chunk has been consumed.
+MoleculeTable load_molecules_chunked(const std::string& path, const MoleculeReadOptions& options, std::size_t chunk_rows,
+                                     const std::function<void(GraphDataset& chunk, std::size_t first_graph)>& consume);
 
 // "csv", "smi" or "sdf" for a path (".gz" ignored); throws ConfigError for other extensions.
 std::string molecule_format_of(const std::string& path);
