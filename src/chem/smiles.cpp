@@ -2,7 +2,9 @@
 
 #include "gatkit/core/error.hpp"
 
+#include <GraphMol/MolOps.h>
 #include <GraphMol/ROMol.h>
+#include <GraphMol/RWMol.h>
 #include <GraphMol/SanitException.h>
 #include <GraphMol/SmilesParse/SmilesParse.h>
 #include <RDGeneral/RDLog.h>
@@ -92,7 +94,24 @@ RdkitLogCapture::~RdkitLogCapture() { active_capture = outer_; }
 
 std::string RdkitLogCapture::last_error() const { return last_line(errors_); }
 
-std::unique_ptr<RDKit::ROMol> parse_smiles(const std::string& smiles) {
+namespace {
+
+// SmilesToMol, or (for_features, a plain SMILES) its steps with the last one lighter: parse
+// without sanitising, then remove hydrogens and sanitise as SmilesToMol does, then assign
+// stereochemistry with clean-up but without flagging possible stereocentres.
+RDKit::RWMol* smiles_to_mol(const std::string& smiles, bool for_features) {
+    if (!for_features || smiles.find_first_of(" \t") != std::string::npos) return RDKit::SmilesToMol(smiles);
+    RDKit::SmilesParserParams params;
+    params.sanitize = false;
+    params.removeHs = false;
+    std::unique_ptr<RDKit::RWMol> mol(RDKit::SmilesToMol(smiles, params));
+    if (!mol) return nullptr;
+    RDKit::MolOps::removeHs(*mol, /*implicitOnly=*/false, /*updateExplicitCount=*/true, /*sanitize=*/true);
+    RDKit::MolOps::assignStereochemistry(*mol, /*cleanIt=*/true, /*force=*/true, /*flagPossibleStereoCenters=*/false);
+    return mol.release();
+}
+
+std::unique_ptr<RDKit::ROMol> parse(const std::string& smiles, bool for_features) {
     const std::string shown = clip(smiles, 200);  // messages stay one readable line
     if (smiles.size() > kMaxSmilesLength)
         throw ParseError("SMILES '" + clip(smiles, 40) + "' is " + std::to_string(smiles.size()) + " characters long, more than the " +
@@ -100,7 +119,7 @@ std::unique_ptr<RDKit::ROMol> parse_smiles(const std::string& smiles) {
     RdkitLogCapture log;
     std::unique_ptr<RDKit::ROMol> mol;
     try {
-        mol.reset(RDKit::SmilesToMol(smiles));
+        mol.reset(smiles_to_mol(smiles, for_features));
     } catch (const RDKit::MolSanitizeException& e) {
         throw ParseError("SMILES '" + shown + "' rejected by RDKit: " + clip(e.what(), 300));
     } catch (const std::exception& e) {
@@ -115,6 +134,12 @@ std::unique_ptr<RDKit::ROMol> parse_smiles(const std::string& smiles) {
     if (mol->getNumAtoms() == 0) throw ParseError("SMILES '" + shown + "' has no atoms");
     return mol;
 }
+
+}  // namespace
+
+std::unique_ptr<RDKit::ROMol> parse_smiles(const std::string& smiles) { return parse(smiles, false); }
+
+std::unique_ptr<RDKit::ROMol> parse_smiles_for_features(const std::string& smiles) { return parse(smiles, true); }
 
 int atom_count(const RDKit::ROMol& mol) { return static_cast<int>(mol.getNumHeavyAtoms()); }
 

@@ -271,7 +271,7 @@ Parsed parse_smiles_row(const Pending& row) {
         return out;
     }
     try {
-        const auto mol = chem::parse_smiles(row.input);
+        const auto mol = chem::parse_smiles_for_features(row.input);  // only featurised here
         chem::RdkitLogCapture log;  // featurisation should not log; if RDKit does, keep it quiet
         out.sample = chem::featurize_molecule(*mol);
     } catch (const std::bad_alloc&) {

@@ -193,8 +193,10 @@ Predictions scatter_graph_predictions(Predictions inner, Featurized& f) {
 Predictions Predictor::predict_smiles(const std::vector<std::string>& smiles) {
     require_molecule_model(kind_, info_, "predict_smiles");
     ThreadScope threads(options_.threads);
+    // Only featurised (no fingerprint, no molecule-level features): the lighter parse suffices.
+    const bool features_only = !fingerprint_ && info_.graph_features == "none";
     Featurized f = featurize_all(smiles.size(), fingerprint_ != nullptr, info_.graph_features, [&](std::size_t i) {
-        std::shared_ptr<const RDKit::ROMol> mol = chem::parse_smiles(smiles[i]);
+        std::shared_ptr<const RDKit::ROMol> mol = features_only ? chem::parse_smiles_for_features(smiles[i]) : chem::parse_smiles(smiles[i]);
         return std::pair(mol, mol.get());
     });
     if (fingerprint_) return scatter(columns_, f.bits.empty() ? Matrix() : fingerprint_->predict(f.bits), f.graph_of_input, std::move(f.errors));
