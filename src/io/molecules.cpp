@@ -333,7 +333,7 @@ std::string molecule_format_of(const std::string& path) {
 namespace {
 
 // load_molecules and load_molecules_chunked: with `consume`, each chunk's graphs go to it and
-// table.data keeps none; without, every row is one chunk and the graphs stay in table.data.
+// table.data keeps none; without, the graphs stay in table.data (load_molecules: one chunk).
 MoleculeTable load_rows_in_chunks(const std::string& path, const MoleculeReadOptions& options, std::size_t chunk_rows,
                                   const std::function<void(GraphDataset&, std::size_t)>* consume) {
     const std::string format = options.format == "auto" ? molecule_format_of(path) : options.format;
@@ -355,7 +355,14 @@ MoleculeTable load_rows_in_chunks(const std::string& path, const MoleculeReadOpt
     std::vector<std::size_t> valid;
     bool any_name = false;
     const auto T = static_cast<Eigen::Index>(options.target_columns.size());
-    const std::size_t step = consume ? chunk_rows : std::max<std::size_t>(rows.size(), 1);
+    const std::size_t step = std::min(chunk_rows, std::max<std::size_t>(rows.size(), 1));
+    // rows of the targets of valid rows valid[from], valid[from + 1], ... (count of them)
+    const auto targets_of = [&](std::size_t from, std::size_t count) {
+        Matrix out(static_cast<Eigen::Index>(count), T);
+        for (std::size_t b = 0; b < count; ++b)
+            for (Eigen::Index t = 0; t < T; ++t) out(static_cast<Eigen::Index>(b), t) = rows[valid[from + b]].targets[static_cast<std::size_t>(t)];
+        return out;
+    };
     for (std::size_t first = 0; first < rows.size(); first += step) {
         const std::size_t last = std::min(rows.size(), first + step);
         // Parse and featurise in parallel; each row writes only its own slot, so the result does
@@ -410,10 +417,7 @@ MoleculeTable load_rows_in_chunks(const std::string& path, const MoleculeReadOpt
             part.name = data.name;
             part.target_names = data.target_names;
             if (!part_has_name) part.names.clear();
-            part.targets.resize(static_cast<Eigen::Index>(part.graphs.size()), T);
-            for (Eigen::Index b = 0; b < part.targets.rows(); ++b)
-                for (Eigen::Index t = 0; t < T; ++t)
-                    part.targets(b, t) = rows[valid[first_graph + static_cast<std::size_t>(b)]].targets[static_cast<std::size_t>(t)];
+            part.targets = targets_of(first_graph, part.graphs.size());
             (*consume)(part, first_graph);
         }
     }
@@ -434,16 +438,14 @@ MoleculeTable load_rows_in_chunks(const std::string& path, const MoleculeReadOpt
         data.report.notes.push_back(std::to_string(data.report.n_skipped()) + " of " + std::to_string(rows.size()) + unit +
                                     " are not valid molecules and were skipped");
 
-    data.targets.resize(static_cast<Eigen::Index>(valid.size()), T);
-    for (std::size_t b = 0; b < valid.size(); ++b)
-        for (Eigen::Index t = 0; t < T; ++t) data.targets(static_cast<Eigen::Index>(b), t) = rows[valid[b]].targets[t];
+    data.targets = targets_of(0, valid.size());
     return table;
 }
 
 }  // namespace
 
 MoleculeTable load_molecules(const std::string& path, const MoleculeReadOptions& options) {
-    return load_rows_in_chunks(path, options, 1, nullptr);
+    return load_rows_in_chunks(path, options, std::numeric_limits<std::size_t>::max(), nullptr);
 }
 
 MoleculeTable load_molecules_chunked(const std::string& path, const MoleculeReadOptions& options, std::size_t chunk_rows,
