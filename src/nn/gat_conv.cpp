@@ -297,9 +297,18 @@ MatrixT<T> GatConvT<T>::attend(const Graph& graph, GatConvCache<T>& cache, const
             alpha_used[k] = uniform_bits_at(attn_key, static_cast<std::uint64_t>(k)) >= threshold ? attn_scale : T(0);
     }
     if (simd) {
-        if constexpr (std::is_same_v<T, float>)
-            detail::gat_simd_forward(simd_args(options_, g, attn_drop), xw.data(), a_src, a_dst, edge_score, alpha, alpha_used,
-                                     out.data());
+        // The kernel finishes each row while it is in cache: the residual term (written into out
+        // first and added to the attention sum), the bias, the activation; the portable loops
+        // below do the same in separate passes over out.
+        if (options_.residual) input_times(cache, res_weight_.value, out, /*accumulate=*/false);
+        if constexpr (std::is_same_v<T, float>) {
+            detail::GatSimdArgs args = simd_args(options_, g, attn_drop);
+            args.out_accumulate = options_.residual;
+            args.out_bias = options_.bias ? bias_.value.data() : nullptr;
+            args.out_act = act;
+            detail::gat_simd_forward(args, xw.data(), a_src, a_dst, edge_score, alpha, alpha_used, out.data());
+        }
+        return out;
     } else
 #pragma omp parallel
     {

@@ -211,6 +211,11 @@ void node_score_rows(const GatSimdArgs& a, const Layout& L, const float* xw, con
     }
 }
 
+// The bias and activation of one finished out row, while it is in cache.
+inline void finish_row(const GatSimdArgs& a, float* o, Eigen::Index HC) {
+    if (a.out_bias || a.out_act != Activation::none) add_row_and_activate_row(a.out_bias, a.out_act, o, HC);
+}
+
 template <int NB>
 void forward_rows(const GatSimdArgs& a, const Layout& L, const float* xw, const float* a_src, const float* a_dst, const float* es,
                   float* alpha, float* alpha_used, float* out) {
@@ -226,7 +231,9 @@ void forward_rows(const GatSimdArgs& a, const Layout& L, const float* xw, const 
     for (Eigen::Index i = 0; i < a.N; ++i) {
         const EdgeId e0 = a.in_offsets[i], e1 = a.in_offsets[i + 1];
         if (e0 == e1) {  // attends to nothing: the attention output is 0
-            for (int b = 0; b < NB; ++b) store_block<NB>(L, out + i * HC, b, _mm512_setzero_ps());
+            if (!a.out_accumulate)
+                for (int b = 0; b < NB; ++b) store_block<NB>(L, out + i * HC, b, _mm512_setzero_ps());
+            finish_row(a, out + i * HC, HC);
             continue;
         }
         __m512* r = row.at_least(e1 - e0) - e0;  // r[e]: edge e's per-head values, whole registers
@@ -261,7 +268,10 @@ void forward_rows(const GatSimdArgs& a, const Layout& L, const float* xw, const 
                 acc[b] = _mm512_fmadd_ps(_mm512_permutexvar_ps(L.spread_idx(b), u), load_block<NB>(L, xs, b), acc[b]);
         }
         float* o = out + i * HC;
+        if (a.out_accumulate)
+            for (int b = 0; b < NB; ++b) acc[b] = _mm512_add_ps(load_block<NB>(L, o, b), acc[b]);
         for (int b = 0; b < NB; ++b) store_block<NB>(L, o, b, acc[b]);
+        finish_row(a, o, HC);
     }
     }
 }

@@ -15,6 +15,7 @@
 #pragma once
 
 #include "gatkit/core/types.hpp"
+#include "gatkit/nn/activation.hpp"
 
 namespace gatkit::detail {
 
@@ -30,6 +31,12 @@ struct GatSimdArgs {
     float head_scale = 1.0f;  // 1 (concat, or one head)
     bool attn_drop = false;   // alpha_used holds the dropout multipliers (1/(1-p) or 0) on entry to forward
     float attn_scale = 1.0f;  // 1/(1-p)
+    // What forward does to each out row once its attention sum is in registers, instead of
+    // separate passes over out: add the row already in out (the residual term, written by the
+    // caller), then out_bias, then out_act (add_row_and_activate_row: the same bits).
+    bool out_accumulate = false;
+    const float* out_bias = nullptr;  // H·C values, or null
+    Activation out_act = Activation::none;
 };
 
 // True when this build has the kernels, they are switched on, and the shape fits: with L lanes
@@ -46,7 +53,9 @@ bool gat_simd_switched_on();
 void gat_simd_node_scores(const GatSimdArgs& a, const float* xw, const float* att_src, const float* att_dst, float* a_src,
                           float* a_dst);
 // Forward over destination rows: scores, softmax, α (alpha), α' = α·head_scale·dropout
-// multiplier (alpha_used; may be alpha itself) and out (N×H·C, every row; 0 for rows without edges).
+// multiplier (alpha_used; may be alpha itself) and out (N×H·C, every row): the attention sum (0
+// for rows without edges), plus out's row on entry when out_accumulate, plus out_bias, through
+// out_act.
 void gat_simd_forward(const GatSimdArgs& a, const float* xw, const float* a_src, const float* a_dst, const float* edge_score,
                       float* alpha, float* alpha_used, float* out);
 // Backward pass 1 over destination rows: dz (E×H, the score gradient) and da_dst (N×H).

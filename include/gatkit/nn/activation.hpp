@@ -76,20 +76,35 @@ MatrixT<T> activation_forward(Activation a, const MatrixT<T>& x, T slope = T(0.0
 }
 
 namespace detail {
+// r[k] = act(r[k] + row[k]) for k < W (row null: none added): one row of add_row_and_activate.
+template <Activation A, class T>
+inline void add_row_and_activate_in_row(const T* row, T* r, Eigen::Index W, T slope) {
+    if (row) {
+        for (Eigen::Index k = 0; k < W; ++k) r[k] = activate(A, r[k] + row[k], slope);
+    } else {
+        for (Eigen::Index k = 0; k < W; ++k) r[k] = activate(A, r[k], slope);
+    }
+}
+
 template <Activation A, class T>
 void add_row_and_activate_as(const T* row, MatrixT<T>& m, T slope) {
     const Eigen::Index R = m.rows(), W = m.cols();
 #pragma omp parallel for schedule(static)
-    for (Eigen::Index i = 0; i < R; ++i) {
-        T* r = m.data() + i * W;
-        if (row) {
-            for (Eigen::Index k = 0; k < W; ++k) r[k] = activate(A, r[k] + row[k], slope);
-        } else {
-            for (Eigen::Index k = 0; k < W; ++k) r[k] = activate(A, r[k], slope);
-        }
-    }
+    for (Eigen::Index i = 0; i < R; ++i) add_row_and_activate_in_row<A>(row, m.data() + i * W, W, slope);
 }
 }  // namespace detail
+
+// The same for one row r of W values, for kernels that finish each output row while it is in
+// cache (GatConv's vector kernels): the same bits as add_row_and_activate on the whole matrix.
+template <class T>
+inline void add_row_and_activate_row(const T* row, Activation a, T* r, Eigen::Index W, T slope = T(0.01)) {
+    switch (a) {
+        case Activation::relu: detail::add_row_and_activate_in_row<Activation::relu>(row, r, W, slope); break;
+        case Activation::elu: detail::add_row_and_activate_in_row<Activation::elu>(row, r, W, slope); break;
+        case Activation::leaky_relu: detail::add_row_and_activate_in_row<Activation::leaky_relu>(row, r, W, slope); break;
+        case Activation::none: detail::add_row_and_activate_in_row<Activation::none>(row, r, W, slope); break;
+    }
+}
 
 // m = act(m + row) in place, row (1×W) added to every row of m (null: none): the same bits as
 // add_row_to_rows then activation_forward, in one pass and without a second matrix. Inference
