@@ -238,7 +238,14 @@ Matrix Model::predict(const GraphBatch& batch, const Matrix& x, const Matrix* ed
     return graph_forward(batch, x, edge_attr, Pass::infer, nullptr, graph_attr);
 }
 
-Matrix Model::graph_forward(const GraphBatch& batch, const Matrix& x, const Matrix* edge_attr, Pass pass, Rng* rng, const Matrix* graph_attr) {
+Matrix Model::predict(const GraphBatch& batch, SparseRows x, const Matrix* edge_attr, const Matrix* graph_attr) {
+    if (!takes_sparse_input() || !info_.node_feature_columns.empty() || x.density() > kSparseInputDensity)
+        return predict(batch, x.to_dense(), edge_attr, graph_attr);
+    return graph_forward(batch, Matrix(), edge_attr, Pass::infer, nullptr, graph_attr, &x);
+}
+
+Matrix Model::graph_forward(const GraphBatch& batch, const Matrix& x, const Matrix* edge_attr, Pass pass, Rng* rng, const Matrix* graph_attr,
+                            SparseRows* x_sparse) {
     const bool training = pass == Pass::train;
     if (config_.task != "graph") throw ConfigError("model: a " + config_.task + " model predicts nodes, not graphs");
     const Eigen::Index U = config_.graph_dim;
@@ -260,11 +267,14 @@ Matrix Model::graph_forward(const GraphBatch& batch, const Matrix& x, const Matr
     }
     // One-hot atom features are mostly zeros (about 10 of ~150 per atom): the first GAT layer
     // then runs on the stored entries (core/sparse.hpp), as an embedding lookup would.
-    check_columns(x.cols());
+    check_columns(x_sparse ? x_sparse->cols : x.cols());
     Matrix scaled;
-    const Matrix& x_in = info_.node_feature_columns.empty() ? x : (scaled = standardised_node_features(x));
+    const Matrix& x_in = x_sparse || info_.node_feature_columns.empty() ? x : (scaled = standardised_node_features(x));
     bool sparse = false;
-    if (takes_sparse_input() && pass == Pass::infer) {
+    if (x_sparse) {  // predict(batch, SparseRows, …) checked that the first layer reads it as it is
+        batch_sparse_ = std::move(*x_sparse);
+        sparse = true;
+    } else if (takes_sparse_input() && pass == Pass::infer) {
         // One scan: the rows of the sparse form (no column index: inference has no backward),
         // and the density from its count (the same decision as the scan below).
         batch_sparse_ = SparseRows::from_dense(x_in, /*with_columns=*/false);

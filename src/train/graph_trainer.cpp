@@ -132,7 +132,7 @@ std::string infer_target_type(const GraphDataset& data) {
     return binary ? "binary" : "regression";
 }
 
-GraphBatchData make_batch_data(const GraphDataset& data, const std::vector<std::size_t>& graphs) {
+GraphBatchData make_batch_data(const GraphDataset& data, const std::vector<std::size_t>& graphs, bool with_x) {
     GraphBatchData b;
     const Eigen::Index f = data.graphs.empty() ? 0 : data.graphs.front().x.cols();
     const Eigen::Index d = data.graphs.empty() ? 0 : data.graphs.front().edge_attr.cols();
@@ -149,7 +149,7 @@ GraphBatchData make_batch_data(const GraphDataset& data, const std::vector<std::
         edge0[k + 1] = edge0[k] + (d > 0 ? s.edge_attr.rows() : 0);
     }
     b.batch = make_batch(gs);
-    b.x.resize(row0.back(), f);
+    if (with_x) b.x.resize(row0.back(), f);
     b.edge_attr.resize(edge0.back(), d);
     b.u.resize(G, U);
     for (std::size_t k = 0; k < graphs.size() && U > 0; ++k)
@@ -159,7 +159,7 @@ GraphBatchData make_batch_data(const GraphDataset& data, const std::vector<std::
 #pragma omp parallel for schedule(dynamic, 8)
     for (std::ptrdiff_t k = 0; k < G; ++k) {
         const GraphSample& s = data.graphs[graphs[static_cast<std::size_t>(k)]];
-        b.x.middleRows(row0[static_cast<std::size_t>(k)], s.x.rows()) = s.x;
+        if (with_x) b.x.middleRows(row0[static_cast<std::size_t>(k)], s.x.rows()) = s.x;
         if (d > 0) b.edge_attr.middleRows(edge0[static_cast<std::size_t>(k)], s.edge_attr.rows()) = s.edge_attr;
         if (U > 0) b.u.row(k) = s.u.row(0);
     }
@@ -185,8 +185,20 @@ Matrix predict_graphs(Model& model, const GraphDataset& data, const std::vector<
         const std::size_t start = static_cast<std::size_t>(k) * step;
         const std::vector<std::size_t> chunk(graphs.begin() + static_cast<std::ptrdiff_t>(start),
                                              graphs.begin() + static_cast<std::ptrdiff_t>(std::min(graphs.size(), start + step)));
-        const GraphBatchData b = make_batch_data(data, chunk);
-        const Matrix y = output_values(c.target_type, m.info(), m.predict(b.batch, b.x, &b.edge_attr, &b.u));
+        Matrix raw;
+        if (m.takes_sparse_input()) {
+            // The node features go to the model as sparse rows read from the graphs' own
+            // matrices, without the batch's dense copy (the same numbers: Model::predict).
+            const GraphBatchData b = make_batch_data(data, chunk, /*with_x=*/false);
+            std::vector<const Matrix*> xs;
+            for (const std::size_t g : chunk) xs.push_back(&data.graphs[g].x);
+            const Eigen::Index F = data.graphs.empty() ? 0 : data.graphs.front().x.cols();
+            raw = m.predict(b.batch, SparseRows::from_dense_blocks(xs, F), &b.edge_attr, &b.u);
+        } else {
+            const GraphBatchData b = make_batch_data(data, chunk);
+            raw = m.predict(b.batch, b.x, &b.edge_attr, &b.u);
+        }
+        const Matrix y = output_values(c.target_type, m.info(), std::move(raw));
         out.middleRows(static_cast<Eigen::Index>(start), y.rows()) = y;
     };
     // Batches are independent: with several threads each runs whole batches on its own copy of

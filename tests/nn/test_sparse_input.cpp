@@ -1,6 +1,7 @@
 // Sparse inputs (core/sparse.hpp): the CSR/CSC structure, its products against dense ones, the
 // dropout mask shared with the dense path, and GatConv / Model on sparse features against the
 // same features dense: same outputs, same gradients, finite-difference checked, thread-independent.
+#include "gatkit/core/error.hpp"
 #include "gatkit/core/parallel.hpp"
 #include "gatkit/core/sparse.hpp"
 #include "gatkit/graph/batch.hpp"
@@ -12,6 +13,10 @@
 #include "support/gradcheck.hpp"
 
 #include <catch2/catch.hpp>
+
+#include <cmath>
+#include <limits>
+#include <vector>
 
 using namespace gatkit;
 using gatkit::test::random_matrix;
@@ -268,4 +273,119 @@ TEST_CASE("Graph task: one-hot batch features through the sparse first layer giv
     for (std::size_t k = 0; k < grads_d.size(); ++k) CHECK((grads_d[k] - grads_s[k]).cwiseAbs().maxCoeff() < 1e-4f);
     model.set_sparse_input(false);
     CHECK_FALSE(model.takes_sparse_input());
+}
+
+TEST_CASE("SparseRows from stacked dense blocks equals from_dense of the stacked matrix, entry for entry", "[core][sparse]") {
+    Rng rng(21);
+    // Widths around the 16-lane blocks of the vector scan; values include -0, +0, NaN and
+    // infinities (stored unless exactly zero, as v != 0 decides).
+    for (const Eigen::Index F : {Eigen::Index{1}, Eigen::Index{15}, Eigen::Index{16}, Eigen::Index{17}, Eigen::Index{33}, Eigen::Index{173}}) {
+        CAPTURE(F);
+        std::vector<Matrix> blocks;
+        for (const Eigen::Index rows : {Eigen::Index{3}, Eigen::Index{0}, Eigen::Index{1}, Eigen::Index{7}}) {
+            Matrix m = sparse_matrix<float>(std::max<Eigen::Index>(rows, 1), F, 0.2, rng).topRows(rows);
+            if (rows >= 3) {
+                m(0, 0) = -0.0f;
+                m(1, F - 1) = std::numeric_limits<float>::quiet_NaN();
+                m(2, F / 2) = -std::numeric_limits<float>::infinity();
+            }
+            blocks.push_back(m);
+        }
+        Matrix stacked(3 + 0 + 1 + 7, F);
+        stacked << blocks[0], blocks[2], blocks[3];
+        std::vector<const Matrix*> ptrs;
+        for (const Matrix& m : blocks) ptrs.push_back(&m);
+
+        // The reference: a plain scan of the stacked matrix.
+        std::vector<EdgeId> offsets{0};
+        std::vector<std::int32_t> cols;
+        std::vector<float> values;
+        for (Eigen::Index i = 0; i < stacked.rows(); ++i) {
+            for (Eigen::Index f = 0; f < F; ++f)
+                if (stacked(i, f) != 0.0f) {
+                    cols.push_back(static_cast<std::int32_t>(f));
+                    values.push_back(stacked(i, f));
+                }
+            offsets.push_back(static_cast<EdgeId>(cols.size()));
+        }
+        const auto same_values = [&](const std::vector<float>& v) {
+            REQUIRE(v.size() == values.size());
+            for (std::size_t k = 0; k < v.size(); ++k) {
+                if (std::isnan(values[k])) {
+                    CHECK(std::isnan(v[k]));
+                } else {
+                    CHECK(v[k] == values[k]);
+                }
+            }
+        };
+        for (const int threads : {1, 2}) {
+            CAPTURE(threads);
+            const ThreadScope scope(threads);
+            const SparseRows from_blocks = SparseRows::from_dense_blocks(ptrs, F);
+            const SparseRows from_stacked = SparseRows::from_dense(stacked, /*with_columns=*/false);
+            for (const SparseRows* s : {&from_blocks, &from_stacked}) {
+                CHECK(s->rows == stacked.rows());
+                CHECK(s->cols == F);
+                CHECK(s->row_offsets == offsets);
+                CHECK(s->col == cols);
+                same_values(s->value);
+                CHECK(s->col_offsets.empty());
+            }
+        }
+    }
+    // No blocks: an empty matrix of the given width; a block of another width: a ShapeError.
+    const SparseRows none = SparseRows::from_dense_blocks({}, 5);
+    CHECK(none.rows == 0);
+    CHECK(none.cols == 5);
+    CHECK(none.row_offsets == std::vector<EdgeId>{0});
+    const Matrix narrow = Matrix::Ones(2, 4), wide = Matrix::Ones(2, 5);
+    CHECK_THROWS_AS(SparseRows::from_dense_blocks({&wide, &narrow}, 5), ShapeError);
+}
+
+TEST_CASE("Model::predict on sparse rows equals predict on the same features dense, bit for bit", "[model][sparse][inference]") {
+    Rng rng(17);
+    // One-hot features (sparse path) and, second, dense random ones (densified), with and
+    // without residual projections.
+    for (const bool one_hot : {true, false})
+        for (const bool residual : {true, false}) {
+            CAPTURE(one_hot, residual);
+            GraphSample a, b;
+            a.graph = test::random_graph(9, 0.3, rng);
+            b.graph = test::random_graph(7, 0.35, rng);
+            for (GraphSample* s : {&a, &b}) {
+                if (one_hot) {
+                    s->x = Matrix::Zero(s->graph.num_nodes(), 30);
+                    for (Eigen::Index i = 0; i < s->x.rows(); ++i) s->x(i, static_cast<Eigen::Index>(rng.next_u64() % 30)) = 1;
+                } else {
+                    s->x = random_matrix<float>(s->graph.num_nodes(), 30, rng);
+                }
+                s->edge_attr = random_matrix<float>(s->graph.num_edges(), 3, rng);
+            }
+            const GraphBatch batch = make_batch({&a.graph, &b.graph});
+            Matrix x(16, 30), attr(a.edge_attr.rows() + b.edge_attr.rows(), 3);
+            x << a.x, b.x;
+            attr << a.edge_attr, b.edge_attr;
+            ModelConfig config;
+            config.task = "graph";
+            config.in_features = 30;
+            config.num_classes = 2;
+            config.target_type = "binary";
+            config.layers = 2;
+            config.heads = 2;
+            config.hidden = 16;
+            config.edge_dim = 3;
+            config.residual = residual;
+            Model model(config, 5);
+            REQUIRE(model.takes_sparse_input());
+            const Matrix dense = model.predict(batch, x, &attr);
+            const Matrix dense_nodes = model.node_embeddings();
+            const Matrix sparse = model.predict(batch, SparseRows::from_dense_blocks({&a.x, &b.x}, 30), &attr);
+            CHECK(sparse == dense);
+            CHECK(model.node_embeddings() == dense_nodes);
+            CHECK_THROWS_AS(model.backward(Matrix::Ones(sparse.rows(), sparse.cols())), ConfigError);
+            // A model with the sparse input switched off takes the same rows densified.
+            model.set_sparse_input(false);
+            const Matrix dense_off = model.predict(batch, x, &attr);
+            CHECK(model.predict(batch, SparseRows::from_dense_blocks({&a.x, &b.x}, 30), &attr) == dense_off);
+        }
 }

@@ -34,6 +34,10 @@ struct SparseRowsT {
     // the rows only (row_offsets, col, value), enough for X · W but not for Xᵀ · dY or dropout,
     // which read the column index (col_offsets, col_entry, entry_row); inference needs no more.
     static SparseRowsT from_dense(const MatrixT<T>& dense, bool with_columns = true);
+    // The rows only (as from_dense with_columns false) of the dense matrices blocks[0], blocks[1],
+    // … stacked on one another, without building the stacked matrix: a batch's node features
+    // from its graphs' own matrices. Every block has `cols` columns (ShapeError otherwise).
+    static SparseRowsT from_dense_blocks(const std::vector<const MatrixT<T>*>& blocks, Eigen::Index cols);
 };
 
 using SparseRows = SparseRowsT<float>;

@@ -76,6 +76,11 @@ public:
     // and no activation inputs are kept. graph_embeddings(), node_embeddings() and attention()
     // are set as by forward; backward after it throws.
     Matrix predict(const GraphBatch& batch, const Matrix& x, const Matrix* edge_attr, const Matrix* graph_attr = nullptr);
+    // The same with the node features as sparse rows (the column index is not needed): predict
+    // on x.to_dense() bit for bit, without the dense matrix where the first layer reads stored
+    // entries (takes_sparse_input(), at most kSparseInputDensity non-zero, no node attributes
+    // to standardise); densified otherwise.
+    Matrix predict(const GraphBatch& batch, SparseRows x, const Matrix* edge_attr, const Matrix* graph_attr = nullptr);
     // Standardised molecule-level features and node attributes beyond this many standard
     // deviations are clipped.
     static constexpr float kFeatureClip = 6.0f;
@@ -113,7 +118,9 @@ private:
     // The node task on dense x or sparse x_sparse (exactly one non-null).
     Matrix node_forward(const Graph& graph, const Matrix* x, const SparseRows* x_sparse, bool training, Rng* rng);
     enum class Pass { train, evaluate, infer };
-    Matrix graph_forward(const GraphBatch& batch, const Matrix& x, const Matrix* edge_attr, Pass pass, Rng* rng, const Matrix* graph_attr);
+    // The graph task on dense x, or (inference) on x_sparse when it is non-null: then x is not read.
+    Matrix graph_forward(const GraphBatch& batch, const Matrix& x, const Matrix* edge_attr, Pass pass, Rng* rng, const Matrix* graph_attr,
+                         SparseRows* x_sparse = nullptr);
     // x with the columns info_.node_feature_columns names standardised and clipped.
     Matrix standardised_node_features(const Matrix& x) const;
     void check_columns(Eigen::Index cols) const;  // ShapeError unless the model's in_features

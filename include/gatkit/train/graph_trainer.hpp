@@ -83,7 +83,8 @@ struct GraphBatchData {
     Matrix edge_attr;
     Matrix u;  // B×U molecule-level features (0 columns when the graphs have none)
 };
-GraphBatchData make_batch_data(const GraphDataset& data, const std::vector<std::size_t>& graphs);
+// with_x false: x is left empty (0×0), for callers that read the graphs' features themselves.
+GraphBatchData make_batch_data(const GraphDataset& data, const std::vector<std::size_t>& graphs, bool with_x = true);
 
 // Raw model outputs → predictions: sigmoid (binary), softmax rows (multiclass), or values in
 // the original units (regression: info's target_mean/target_std undo the standardisation).
