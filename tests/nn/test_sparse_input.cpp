@@ -41,6 +41,49 @@ std::vector<MatrixT<T>> gradients(ParameterList<T>& params) {
     return out;
 }
 
+// Two small graphs in one batch with 30 node features each, one-hot (one 1 per row) or dense
+// random, and 3 random bond features.
+struct TwoGraphBatch {
+    GraphSample a, b;
+    GraphBatch batch;
+    Matrix x, attr;  // the batch's features: a's rows, then b's
+};
+
+TwoGraphBatch two_graph_batch(Rng& rng, bool one_hot) {
+    TwoGraphBatch t;
+    t.a.graph = test::random_graph(9, 0.3, rng);
+    t.b.graph = test::random_graph(7, 0.35, rng);
+    for (GraphSample* s : {&t.a, &t.b}) {
+        if (one_hot) {
+            s->x = Matrix::Zero(s->graph.num_nodes(), 30);
+            for (Eigen::Index i = 0; i < s->x.rows(); ++i) s->x(i, static_cast<Eigen::Index>(rng.next_u64() % 30)) = 1;
+        } else {
+            s->x = random_matrix<float>(s->graph.num_nodes(), 30, rng);
+        }
+        s->edge_attr = random_matrix<float>(s->graph.num_edges(), 3, rng);
+    }
+    t.batch = make_batch({&t.a.graph, &t.b.graph});
+    t.x.resize(16, 30);
+    t.attr.resize(t.a.edge_attr.rows() + t.b.edge_attr.rows(), 3);
+    t.x << t.a.x, t.b.x;
+    t.attr << t.a.edge_attr, t.b.edge_attr;
+    return t;
+}
+
+// A 2-layer, 2-head binary graph model over those 30 features and 3 bond features.
+ModelConfig two_layer_graph_config(Eigen::Index hidden) {
+    ModelConfig config;
+    config.task = "graph";
+    config.in_features = 30;
+    config.num_classes = 2;
+    config.target_type = "binary";
+    config.layers = 2;
+    config.heads = 2;
+    config.hidden = hidden;
+    config.edge_dim = 3;
+    return config;
+}
+
 }  // namespace
 
 TEST_CASE("SparseRows stores exactly the non-zeros, by rows and by columns", "[core][sparse]") {
@@ -234,27 +277,10 @@ TEST_CASE("Model on sparse features equals the model on the same features dense,
 TEST_CASE("Graph task: one-hot batch features through the sparse first layer give the dense numbers", "[model][sparse]") {
     Rng rng(13);
     // Two small graphs in one batch; one-hot features (one 1 in 30 columns), bond features.
-    GraphSample a, b;
-    a.graph = test::random_graph(9, 0.3, rng);
-    b.graph = test::random_graph(7, 0.35, rng);
-    for (GraphSample* s : {&a, &b}) {
-        s->x = Matrix::Zero(s->graph.num_nodes(), 30);
-        for (Eigen::Index i = 0; i < s->x.rows(); ++i) s->x(i, static_cast<Eigen::Index>(rng.next_u64() % 30)) = 1;
-        s->edge_attr = random_matrix<float>(s->graph.num_edges(), 3, rng);
-    }
-    const GraphBatch batch = make_batch({&a.graph, &b.graph});
-    Matrix x(16, 30), attr(a.edge_attr.rows() + b.edge_attr.rows(), 3);
-    x << a.x, b.x;
-    attr << a.edge_attr, b.edge_attr;
-    ModelConfig config;
-    config.task = "graph";
-    config.in_features = 30;
-    config.num_classes = 2;
-    config.target_type = "binary";
-    config.layers = 2;
-    config.heads = 2;
-    config.hidden = 4;
-    config.edge_dim = 3;
+    const TwoGraphBatch t = two_graph_batch(rng, /*one_hot=*/true);
+    const GraphBatch& batch = t.batch;
+    const Matrix &x = t.x, &attr = t.attr;
+    ModelConfig config = two_layer_graph_config(4);
     config.dropout = 0.3;
     Model model(config, 5);
     REQUIRE(model.takes_sparse_input());
@@ -349,43 +375,23 @@ TEST_CASE("Model::predict on sparse rows equals predict on the same features den
     for (const bool one_hot : {true, false})
         for (const bool residual : {true, false}) {
             CAPTURE(one_hot, residual);
-            GraphSample a, b;
-            a.graph = test::random_graph(9, 0.3, rng);
-            b.graph = test::random_graph(7, 0.35, rng);
-            for (GraphSample* s : {&a, &b}) {
-                if (one_hot) {
-                    s->x = Matrix::Zero(s->graph.num_nodes(), 30);
-                    for (Eigen::Index i = 0; i < s->x.rows(); ++i) s->x(i, static_cast<Eigen::Index>(rng.next_u64() % 30)) = 1;
-                } else {
-                    s->x = random_matrix<float>(s->graph.num_nodes(), 30, rng);
-                }
-                s->edge_attr = random_matrix<float>(s->graph.num_edges(), 3, rng);
-            }
-            const GraphBatch batch = make_batch({&a.graph, &b.graph});
-            Matrix x(16, 30), attr(a.edge_attr.rows() + b.edge_attr.rows(), 3);
-            x << a.x, b.x;
-            attr << a.edge_attr, b.edge_attr;
-            ModelConfig config;
-            config.task = "graph";
-            config.in_features = 30;
-            config.num_classes = 2;
-            config.target_type = "binary";
-            config.layers = 2;
-            config.heads = 2;
-            config.hidden = 16;
-            config.edge_dim = 3;
+            const TwoGraphBatch t = two_graph_batch(rng, one_hot);
+            const GraphBatch& batch = t.batch;
+            const Matrix &x = t.x, &attr = t.attr;
+            const Matrix &xa = t.a.x, &xb = t.b.x;
+            ModelConfig config = two_layer_graph_config(16);
             config.residual = residual;
             Model model(config, 5);
             REQUIRE(model.takes_sparse_input());
             const Matrix dense = model.predict(batch, x, &attr);
             const Matrix dense_nodes = model.node_embeddings();
-            const Matrix sparse = model.predict(batch, SparseRows::from_dense_blocks({&a.x, &b.x}, 30), &attr);
+            const Matrix sparse = model.predict(batch, SparseRows::from_dense_blocks({&xa, &xb}, 30), &attr);
             CHECK(sparse == dense);
             CHECK(model.node_embeddings() == dense_nodes);
             CHECK_THROWS_AS(model.backward(Matrix::Ones(sparse.rows(), sparse.cols())), ConfigError);
             // A model with the sparse input switched off takes the same rows densified.
             model.set_sparse_input(false);
             const Matrix dense_off = model.predict(batch, x, &attr);
-            CHECK(model.predict(batch, SparseRows::from_dense_blocks({&a.x, &b.x}, 30), &attr) == dense_off);
+            CHECK(model.predict(batch, SparseRows::from_dense_blocks({&xa, &xb}, 30), &attr) == dense_off);
         }
 }
