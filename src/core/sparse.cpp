@@ -74,24 +74,30 @@ void store_nonzeros<float>(const float* r, Eigen::Index F, std::int32_t* col, fl
 }
 #endif
 
+// The rows (row_offsets, col, value) of a rows × cols dense matrix whose row i starts at
+// row(i): rows in parallel, each row's non-zeros counted, then each row's slice filled.
+template <class T, class RowStart>
+SparseRowsT<T> rows_of_dense(Eigen::Index rows, Eigen::Index cols, const RowStart& row) {
+    SparseRowsT<T> s;
+    s.rows = rows;
+    s.cols = cols;
+    s.row_offsets.assign(rows + 1, 0);
+#pragma omp parallel for schedule(static)
+    for (Eigen::Index i = 0; i < rows; ++i) s.row_offsets[i + 1] = count_nonzeros(row(i), cols);
+    for (Eigen::Index i = 0; i < rows; ++i) s.row_offsets[i + 1] += s.row_offsets[i];
+    s.col.resize(static_cast<std::size_t>(s.row_offsets[rows]));
+    s.value.resize(static_cast<std::size_t>(s.row_offsets[rows]));
+#pragma omp parallel for schedule(static)
+    for (Eigen::Index i = 0; i < rows; ++i) store_nonzeros(row(i), cols, s.col.data() + s.row_offsets[i], s.value.data() + s.row_offsets[i]);
+    return s;
+}
+
 }  // namespace
 
 template <class T>
 SparseRowsT<T> SparseRowsT<T>::from_dense(const MatrixT<T>& dense, bool with_columns) {
-    SparseRowsT<T> s;
-    s.rows = dense.rows();
-    s.cols = dense.cols();
-    s.row_offsets.assign(s.rows + 1, 0);
-    // Rows in parallel: count each row's non-zeros, then fill each row's slice.
-    const Eigen::Index R = s.rows, F = s.cols;
-#pragma omp parallel for schedule(static)
-    for (Eigen::Index i = 0; i < R; ++i) s.row_offsets[i + 1] = count_nonzeros(dense.data() + i * F, F);
-    for (Eigen::Index i = 0; i < R; ++i) s.row_offsets[i + 1] += s.row_offsets[i];
-    s.col.resize(static_cast<std::size_t>(s.row_offsets[R]));
-    s.value.resize(static_cast<std::size_t>(s.row_offsets[R]));
-#pragma omp parallel for schedule(static)
-    for (Eigen::Index i = 0; i < R; ++i)
-        store_nonzeros(dense.data() + i * F, F, s.col.data() + s.row_offsets[i], s.value.data() + s.row_offsets[i]);
+    const Eigen::Index F = dense.cols();
+    SparseRowsT<T> s = rows_of_dense<T>(dense.rows(), F, [&](Eigen::Index i) { return dense.data() + i * F; });
     if (!with_columns) return s;
     s.col_offsets.assign(s.cols + 1, 0);
     for (const std::int32_t f : s.col) ++s.col_offsets[f + 1];
@@ -110,38 +116,15 @@ SparseRowsT<T> SparseRowsT<T>::from_dense(const MatrixT<T>& dense, bool with_col
 
 template <class T>
 SparseRowsT<T> SparseRowsT<T>::from_dense_blocks(const std::vector<const MatrixT<T>*>& blocks, Eigen::Index cols) {
-    SparseRowsT<T> s;
-    s.cols = cols;
-    const auto B = static_cast<std::ptrdiff_t>(blocks.size());
-    std::vector<Eigen::Index> row0(blocks.size() + 1, 0);  // each block's first row
+    std::vector<const T*> row_start;  // of every row of the stack (a batch: hundreds)
     for (std::size_t b = 0; b < blocks.size(); ++b) {
-        if (blocks[b]->cols() != cols)
-            throw ShapeError("SparseRows::from_dense_blocks: block " + std::to_string(b) + " has " + std::to_string(blocks[b]->cols()) +
+        const MatrixT<T>& m = *blocks[b];
+        if (m.cols() != cols)
+            throw ShapeError("SparseRows::from_dense_blocks: block " + std::to_string(b) + " has " + std::to_string(m.cols()) +
                              " columns, expected " + std::to_string(cols));
-        row0[b + 1] = row0[b] + blocks[b]->rows();
+        for (Eigen::Index i = 0; i < m.rows(); ++i) row_start.push_back(m.data() + i * cols);
     }
-    s.rows = row0.back();
-    s.row_offsets.assign(s.rows + 1, 0);
-    // Blocks in parallel (a batch's graphs: tens of rows each), as from_dense runs rows.
-#pragma omp parallel for schedule(dynamic, 8)
-    for (std::ptrdiff_t b = 0; b < B; ++b) {
-        const MatrixT<T>& m = *blocks[static_cast<std::size_t>(b)];
-        const Eigen::Index first = row0[static_cast<std::size_t>(b)];
-        for (Eigen::Index i = 0; i < m.rows(); ++i) s.row_offsets[first + i + 1] = count_nonzeros(m.data() + i * cols, cols);
-    }
-    for (Eigen::Index i = 0; i < s.rows; ++i) s.row_offsets[i + 1] += s.row_offsets[i];
-    s.col.resize(static_cast<std::size_t>(s.row_offsets[s.rows]));
-    s.value.resize(static_cast<std::size_t>(s.row_offsets[s.rows]));
-#pragma omp parallel for schedule(dynamic, 8)
-    for (std::ptrdiff_t b = 0; b < B; ++b) {
-        const MatrixT<T>& m = *blocks[static_cast<std::size_t>(b)];
-        const Eigen::Index first = row0[static_cast<std::size_t>(b)];
-        for (Eigen::Index i = 0; i < m.rows(); ++i) {
-            const EdgeId k = s.row_offsets[first + i];
-            store_nonzeros(m.data() + i * cols, cols, s.col.data() + k, s.value.data() + k);
-        }
-    }
-    return s;
+    return rows_of_dense<T>(static_cast<Eigen::Index>(row_start.size()), cols, [&](Eigen::Index i) { return row_start[static_cast<std::size_t>(i)]; });
 }
 
 template <class T>

@@ -211,11 +211,6 @@ void node_score_rows(const GatSimdArgs& a, const Layout& L, const float* xw, con
     }
 }
 
-// The bias and activation of one finished out row, while it is in cache.
-inline void finish_row(const GatSimdArgs& a, float* o, Eigen::Index HC) {
-    if (a.out_bias || a.out_act != Activation::none) add_row_and_activate_row(a.out_bias, a.out_act, o, HC);
-}
-
 template <int NB>
 void forward_rows(const GatSimdArgs& a, const Layout& L, const float* xw, const float* a_src, const float* a_dst, const float* es,
                   float* alpha, float* alpha_used, float* out) {
@@ -233,7 +228,7 @@ void forward_rows(const GatSimdArgs& a, const Layout& L, const float* xw, const 
         if (e0 == e1) {  // attends to nothing: the attention output is 0
             if (!a.out_accumulate)
                 for (int b = 0; b < NB; ++b) store_block<NB>(L, out + i * HC, b, _mm512_setzero_ps());
-            finish_row(a, out + i * HC, HC);
+            finish_out_row(a, out + i * HC, HC);
             continue;
         }
         __m512* r = row.at_least(e1 - e0) - e0;  // r[e]: edge e's per-head values, whole registers
@@ -271,7 +266,7 @@ void forward_rows(const GatSimdArgs& a, const Layout& L, const float* xw, const 
         if (a.out_accumulate)
             for (int b = 0; b < NB; ++b) acc[b] = _mm512_add_ps(load_block<NB>(L, o, b), acc[b]);
         for (int b = 0; b < NB; ++b) store_block<NB>(L, o, b, acc[b]);
-        finish_row(a, o, HC);
+        finish_out_row(a, o, HC);
     }
     }
 }

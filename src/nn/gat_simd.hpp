@@ -39,6 +39,11 @@ struct GatSimdArgs {
     Activation out_act = Activation::none;
 };
 
+// out_bias and out_act on one finished out row o (H·C values), while it is in cache.
+inline void finish_out_row(const GatSimdArgs& a, float* o, Eigen::Index HC) {
+    if (a.out_bias || a.out_act != Activation::none) add_row_and_activate_row(a.out_bias, a.out_act, o, HC);
+}
+
 // True when this build has the kernels, they are switched on, and the shape fits: with L lanes
 // (16 for AVX-512, 8 for AVX2) 1 ≤ H ≤ L, concat or H = 1, H·C ≤ 256, and C a multiple of L, or
 // C a power of two below L, or H = 1.
