@@ -259,7 +259,7 @@ int explain_node(const ExplainArgs& a) {
 }
 
 int run_explain(const ExplainArgs& a) {
-    if (a.threads > 0) set_thread_count(a.threads);
+    use_threads(a.threads);
     const std::string kind = model_kind(a.model);
     if (kind == "graph") return explain_molecules(a);
     if (kind == "node") return explain_node(a);
@@ -330,7 +330,7 @@ int embed_nodes(const EmbedArgs& a) {
 }
 
 int run_embed(const EmbedArgs& a) {
-    if (a.threads > 0) set_thread_count(a.threads);
+    use_threads(a.threads);
     check_output_path("--out", a.out);
     const std::string kind = model_kind(a.model);
     if (kind == "graph") return embed_molecules(a);

@@ -75,7 +75,7 @@ std::string attention_rows(const std::vector<std::pair<const Graph*, const Matri
 namespace {
 
 int run_predict(const PredictArgs& a) {
-    if (a.threads > 0) set_thread_count(a.threads);
+    use_threads(a.threads);
     const std::string kind = model_kind(a.model);
     const std::string task = kind == "heuristic" ? "link" : kind == "fingerprint" ? "graph" : kind;
     if (!a.task.empty() && a.task != task) throw UserError("--task " + a.task + ": " + a.model + " is a " + task + " model");

@@ -53,7 +53,7 @@ int run_train(const TrainArgs& a) {
         throw UserError("--ensemble-size goes with --task graph and the attention model (--model-type gat)");
     if (a.ensemble_size < 1 || static_cast<std::size_t>(a.ensemble_size) > kMaxEnsembleSize)
         throw UserError("--ensemble-size " + std::to_string(a.ensemble_size) + ": expected 1 to " + std::to_string(kMaxEnsembleSize));
-    if (a.threads > 0) set_thread_count(a.threads);
+    use_threads(a.threads);
     check_output_path("--out", a.out);
     check_output_path("--metrics-json", a.metrics_json);
     check_output_path("--split-out", a.split_out);

@@ -2,6 +2,8 @@
 
 #include "args.hpp"
 
+#include "gatkit/core/memory.hpp"
+#include "gatkit/core/parallel.hpp"
 #include "gatkit/io/atomic_file.hpp"
 #include "gatkit/model/config.hpp"
 #include "gatkit/train/fit.hpp"
@@ -65,5 +67,10 @@ void check_output_path(const std::string& flag, const std::string& path) {
 }
 
 bool stderr_is_terminal() { return ::isatty(STDERR_FILENO) == 1; }
+
+void use_threads(int n) {
+    if (n > 0) set_thread_count(n);
+    advise_worker_heaps();
+}
 
 }  // namespace gatkit::cli

@@ -34,5 +34,8 @@ void write_json(const std::string& path, const nlohmann::json& j);
 void check_output_path(const std::string& flag, const std::string& path);
 // True when stderr is a terminal.
 bool stderr_is_terminal();
+// --threads N (N > 0; 0 keeps the default): the thread count for what follows, then the huge-page
+// hint for the malloc arenas of the other threads (core/memory.hpp, advise_worker_heaps).
+void use_threads(int n);
 
 }  // namespace gatkit::cli

@@ -3,23 +3,17 @@
 #include "common.hpp"
 
 #include "gatkit/core/error.hpp"
+#include "gatkit/core/memory.hpp"
 #include "gatkit/version.hpp"
 
 #include <iostream>
 
-#include <malloc.h>
-
 int main(int argc, char** argv) {
-    // Batches and epochs allocate the same large matrices again and again. glibc's defaults hand
-    // blocks above its (adaptive) mmap threshold back to the kernel on free and trim the heap top,
-    // so each batch paid fresh page faults and zero fills (~10 % of `gatkit predict` on 5,000
-    // molecules; on a virtual machine that reports freed pages to its host, each reuse also faults
-    // on the host). Keep freed memory for reuse instead: blocks up to 256 MiB from the heap, and
-    // the heap never trimmed (M_TRIM_THRESHOLD -1, mallopt(3)). Peak memory is unchanged; what
-    // is freed stays with the process until it exits. The library leaves this choice to the
-    // program that embeds it (docs/design.md, "Memory").
-    mallopt(M_MMAP_THRESHOLD, 256 << 20);
-    mallopt(M_TRIM_THRESHOLD, -1);
+    // Batches and epochs allocate the same matrices again and again, and a molecule file's
+    // parse allocates millions of small blocks: keep freed memory for reuse and let the heaps
+    // fault in 2 MiB pages (core/memory.hpp; docs/design.md, "Memory"). The library leaves this
+    // choice to the program that embeds it.
+    gatkit::tune_process_heap();
     CLI::App app{"gatkit: graph attention networks for molecules and networks"};
     app.require_subcommand(1);
     app.set_version_flag("--version", std::string("gatkit ") + gatkit::kVersion);

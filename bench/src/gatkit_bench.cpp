@@ -28,7 +28,6 @@
 #include "gatkit/nn/gat_conv.hpp"
 #include "gatkit/train/fit.hpp"
 
-#include <malloc.h>
 #include <nlohmann/json.hpp>
 
 #include <chrono>
@@ -147,17 +146,15 @@ nlohmann::json big_layer(const Args& a) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    // The gatkit program's allocator settings (apps/gatkit/main.cpp): freed blocks up to 256 MiB
-    // stay in the heap, which is never trimmed, for reuse instead of going back to the kernel to
-    // be faulted in and zero-filled again by the next call.
-    mallopt(M_MMAP_THRESHOLD, 256 << 20);
-    mallopt(M_TRIM_THRESHOLD, -1);
+    // The gatkit program's heap settings (apps/gatkit/main.cpp, core/memory.hpp).
+    tune_process_heap();
     try {
         if (argc < 2) throw std::runtime_error("usage: gatkit_bench cora-infer|big-layer [--option value]...");
         const std::string which = argv[1];
         const Args a = parse(argc, argv, 2);
         const int threads = static_cast<int>(a.number("threads", 2));
         set_thread_count(threads < 1 ? 1 : threads);
+        advise_worker_heaps();
         nlohmann::json out;
         if (which == "cora-infer") {
             out = cora_infer(a);

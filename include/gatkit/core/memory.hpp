@@ -22,6 +22,26 @@ inline constexpr std::size_t kHugePageHintBytes = std::size_t{8} << 20;
 // kHugePageHintBytes. Call it before the memory is first written; harmless after.
 void advise_huge_pages(void* data, std::size_t bytes) noexcept;
 
+// Process-wide heap settings for a program built on gatkit (the `gatkit` program and the bench
+// driver call it first thing in main; the library itself never does: an embedding program
+// chooses). With glibc on Linux:
+//  * freed memory is kept for reuse: blocks up to 256 MiB come from the heap instead of a fresh
+//    mmap, and the heap top is never given back (mallopt M_MMAP_THRESHOLD, M_TRIM_THRESHOLD);
+//  * the main heap is grown by `reserve` bytes at once and that range gets the huge-page hint,
+//    so the small blocks RDKit, the readers and the batches allocate there fault in 2 MiB at a
+//    time instead of 4 KiB (address space only: pages count once written).
+// Only hints and allocator settings: no value depends on them, and elsewhere (another C
+// library, a sanitizer's allocator, THP off) they change nothing. Returns the bytes hinted.
+std::size_t tune_process_heap(std::size_t reserve = std::size_t{128} << 20) noexcept;
+
+// The same for the malloc arena of each thread but the calling one of an OpenMP team of
+// thread_count() threads (glibc gives each thread an arena of its own: 64 MiB of address space
+// aligned to 64 MiB): grown by 32 MiB at once and hinted. Call it after tune_process_heap (its
+// mmap threshold keeps the 32 MiB in the arena; without it nothing is hinted), once the thread
+// count is set (again if it grows). Returns how many arenas it hinted (0 without glibc, under a sanitizer or
+// with one thread).
+int advise_worker_heaps() noexcept;
+
 // m.resize(rows, cols) (contents unspecified, as Eigen's resize), then the hint for a large m.
 template <class T>
 void resize_large(MatrixT<T>& m, Eigen::Index rows, Eigen::Index cols) {
