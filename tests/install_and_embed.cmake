@@ -36,7 +36,7 @@ endfunction()
 step(install ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix} ${config_args})
 foreach(f include/gatkit/gatkit.hpp lib/cmake/gatkit/gatkitConfig.cmake
           lib/cmake/gatkit/gatkitConfigVersion.cmake lib/cmake/gatkit/gatkitTargets.cmake
-          lib/cmake/gatkit/FindRDKit.cmake)
+          lib/cmake/gatkit/FindRDKit.cmake bin/gatkit lib/gatkit/gatkit_draw.so)
   if(NOT EXISTS ${prefix}/${f})
     message(FATAL_ERROR "install_and_embed: ${prefix}/${f} was not installed")
   endif()
@@ -66,4 +66,12 @@ foreach(expected "epoch 1 " "test roc_auc" "predictions of" "not-a-smiles: error
 endforeach()
 if(NOT EXISTS ${WORK_DIR}/embed.gatkit)
   message(FATAL_ERROR "install_and_embed: the example did not write ${WORK_DIR}/embed.gatkit")
+endif()
+# The installed program finds its drawing plugin in the installed layout (lib/gatkit).
+file(REMOVE ${WORK_DIR}/phenol.svg)
+step(explain ${prefix}/bin/gatkit explain --model ${WORK_DIR}/embed.gatkit --smiles c1ccccc1O --out ${WORK_DIR}/phenol.svg)
+file(READ ${WORK_DIR}/phenol.svg svg)
+string(FIND "${svg}" "</svg>" at)
+if(at EQUAL -1)
+  message(FATAL_ERROR "install_and_embed: the installed program's explain wrote no SVG")
 endif()

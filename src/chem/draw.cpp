@@ -1,12 +1,10 @@
 #include "gatkit/chem/draw.hpp"
 
+#include "draw_backend.hpp"
 #include "gatkit/chem/smiles.hpp"
 #include "gatkit/core/error.hpp"
 
-#include <GraphMol/Depictor/RDDepictor.h>
-#include <GraphMol/MolDraw2D/MolDraw2DSVG.h>
 #include <GraphMol/ROMol.h>
-#include <GraphMol/RWMol.h>
 
 #include <algorithm>
 #include <cmath>
@@ -30,13 +28,17 @@ constexpr int kLegendPadding = 10;
 constexpr int kBarWidth = 160;
 constexpr int kBarHeight = 12;
 
-RDKit::DrawColour colour_of(double t) {
+struct Rgb {
+    double r, g, b;
+};
+
+Rgb colour_of(double t) {
     t = std::clamp(t, 0.0, 1.0);
     return {(1 - t) * kWhite[0] + t * kRed[0], (1 - t) * kWhite[1] + t * kRed[1], (1 - t) * kWhite[2] + t * kRed[2]};
 }
 
 // Truncated like RDKit's own SVG colours, so a highlight and its legend colour are the same text.
-std::string hex(const RDKit::DrawColour& c) {
+std::string hex(const Rgb& c) {
     char buf[8];
     std::snprintf(buf, sizeof buf, "#%02X%02X%02X", static_cast<int>(255 * c.r), static_cast<int>(255 * c.g), static_cast<int>(255 * c.b));
     return buf;
@@ -109,31 +111,28 @@ std::string attention_svg(const RDKit::ROMol& mol, const std::vector<double>& at
         throw ConfigError("attention_svg: picture " + std::to_string(options.width) + "×" + std::to_string(options.mol_height) +
                           " px is too small (at least " + std::to_string(2 * kBarWidth) + " wide and 50 high)");
 
-    // Highlight every atom and bond with its colour; radii stay RDKit's default.
+    // Highlight every atom and bond with its colour (RDKit's highlight circles, radius 0.4).
     const double atom_max = max_of(atom_score), bond_max = max_of(bond_score);
-    std::vector<int> atoms, bonds;
-    std::map<int, RDKit::DrawColour> atom_colour, bond_colour;
+    detail::MoleculeDrawing drawing;
+    drawing.width = options.width;
+    drawing.height = options.mol_height;
+    drawing.atom_indices = options.atom_indices;
     for (std::size_t i = 0; i < atom_score.size(); ++i) {
-        atoms.push_back(static_cast<int>(i));
-        atom_colour[static_cast<int>(i)] = colour_of(atom_max > 0 ? atom_score[i] / atom_max : 0.0);
+        const Rgb c = colour_of(atom_max > 0 ? atom_score[i] / atom_max : 0.0);
+        drawing.atoms.push_back(static_cast<int>(i));
+        drawing.atom_rgb[static_cast<int>(i)] = {c.r, c.g, c.b};
     }
     for (std::size_t i = 0; i < bond_score.size(); ++i) {
-        bonds.push_back(static_cast<int>(i));
-        bond_colour[static_cast<int>(i)] = colour_of(bond_max > 0 ? bond_score[i] / bond_max : 0.0);
+        const Rgb c = colour_of(bond_max > 0 ? bond_score[i] / bond_max : 0.0);
+        drawing.bonds.push_back(static_cast<int>(i));
+        drawing.bond_rgb[static_cast<int>(i)] = {c.r, c.g, c.b};
     }
 
     std::string molecule;
     {
         RdkitLogCapture capture;
         try {
-            RDKit::RWMol copy(mol);
-            RDDepict::compute2DCoords(copy);
-            RDKit::MolDraw2DSVG drawer(options.width, options.mol_height);
-            drawer.drawOptions().addAtomIndices = options.atom_indices;
-            drawer.drawOptions().highlightRadius = 0.4;
-            drawer.drawMolecule(copy, &atoms, &bonds, &atom_colour, &bond_colour);
-            drawer.finishDrawing();
-            molecule = drawer.getDrawingText();
+            molecule = detail::rdkit_molecule_svg(mol, drawing);
         } catch (const std::exception& e) {
             const std::string log = capture.last_error();
             throw Error("attention_svg: RDKit could not draw the molecule (" + std::to_string(mol.getNumAtoms()) + " atoms): " + e.what() +

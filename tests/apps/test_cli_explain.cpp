@@ -16,6 +16,7 @@ using gatkit::test::has;
 using gatkit::test::lines_of;
 using gatkit::test::read_text;
 using gatkit::test::run_gatkit;
+using gatkit::test::run_program;
 using gatkit::test::TempDir;
 
 namespace {
@@ -75,6 +76,39 @@ TEST_CASE("explain draws one molecule as an SVG with the prediction in the title
         CHECK(has(svg, extra.empty() ? "layer 1 (last), mean of 2 heads" : "layer 0, head 1 of 2"));
         CHECK(has(r.err, "p_has_o"));
     }
+}
+
+TEST_CASE("the program starts without RDKit's drawing libraries and draws through its plugin", "[cli][explain]") {
+    // Not linked: the program's list of needed libraries names no MolDraw2D, cairo or X11.
+    const CliResult elf = run_program("readelf", "-d " + gatkit::test::shell_quote(GATKIT_CLI));
+    REQUIRE(elf.exit_code == 0);
+    REQUIRE(has(elf.out, "libRDKitGraphMol"));
+    CHECK_FALSE(has(elf.out, "MolDraw2D"));
+    CHECK_FALSE(has(elf.out, "libcairo"));
+    CHECK_FALSE(has(elf.out, "libX11"));
+
+    // A copy of the program without the plugin beside it predicts, and explain says what is missing.
+    TempDir dir;
+    const std::string model = molecule_model(dir);
+    const std::filesystem::path copy = dir.path() / "bin" / "gatkit";
+    std::filesystem::create_directories(copy.parent_path());
+    std::filesystem::copy_file(GATKIT_CLI, copy);
+    const CliResult predicted = run_program(copy.string(), "predict --model " + model + " --smiles CCO");
+    INFO(predicted.err);
+    CHECK(predicted.exit_code == 0);
+    CHECK(has(predicted.out + predicted.err, "CCO"));
+    const CliResult r = run_program(copy.string(), "explain --model " + model + " --smiles CCO --out " + dir.file("m.svg"));
+    CHECK(r.exit_code == 1);
+    CHECK(has(r.err, "gatkit_draw.so was not found"));
+    CHECK(has(r.err, (dir.path() / "bin" / "gatkit_draw.so").string()));
+    CHECK_FALSE(std::filesystem::exists(dir.file("m.svg")));
+
+    // With the plugin beside the copy it draws.
+    std::filesystem::copy_file(std::filesystem::path(GATKIT_CLI).parent_path() / "gatkit_draw.so", dir.path() / "bin" / "gatkit_draw.so");
+    const CliResult drawn = run_program(copy.string(), "explain --model " + model + " --smiles CCO --out " + dir.file("m.svg"));
+    INFO(drawn.err);
+    CHECK(drawn.exit_code == 0);
+    CHECK(has(read_text(dir.file("m.svg")), "</svg>"));
 }
 
 TEST_CASE("explain with khop and full masks scores atoms on every pair and bonds on bonds", "[cli][explain]") {

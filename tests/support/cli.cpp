@@ -23,10 +23,12 @@ std::string shell_quote(const std::string& s) {
     return q + "'";
 }
 
-CliResult run_gatkit(const std::string& args) {
+CliResult run_gatkit(const std::string& args) { return run_program(shell_quote(GATKIT_CLI), args); }
+
+CliResult run_program(const std::string& program, const std::string& args) {
     TempDir io;
     const std::string out = io.file("stdout"), err = io.file("stderr");
-    const std::string cmd = shell_quote(GATKIT_CLI) + " " + args + " >" + shell_quote(out) + " 2>" + shell_quote(err) + " </dev/null";
+    const std::string cmd = program + " " + args + " >" + shell_quote(out) + " 2>" + shell_quote(err) + " </dev/null";
     const int status = std::system(cmd.c_str());
     CliResult r;
     r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;

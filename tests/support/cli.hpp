@@ -14,6 +14,8 @@ struct CliResult {
 // Runs `gatkit ARGS` through the shell (ARGS is shell text); stdout and stderr go to files in a
 // private folder and come back in the result. Standard input is /dev/null.
 CliResult run_gatkit(const std::string& args);
+// The same for another program (a path) or shell command.
+CliResult run_program(const std::string& program, const std::string& args);
 
 // The whole content of a file ("" when it cannot be read).
 std::string read_text(const std::string& path);
