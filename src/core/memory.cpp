@@ -1,6 +1,7 @@
 #include "gatkit/core/memory.hpp"
 
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -29,10 +30,6 @@
 #else
 #define GATKIT_HEAP_TUNING 0
 #endif
-#endif
-
-#if GATKIT_HEAP_TUNING
-extern "C" char end;  // the end of the program's data segment, where the brk heap begins (end(3))
 #endif
 
 namespace gatkit {
@@ -75,10 +72,30 @@ namespace {
 // writable part and whatever is made writable later (mprotect keeps the flag).
 constexpr std::uintptr_t kArenaHeapBytes = std::uintptr_t{64} << 20;
 
-// Whether p lies in the main heap (brk area: after the program's data, below the break).
-bool in_main_heap(const void* p) noexcept {
-    const auto a = reinterpret_cast<std::uintptr_t>(p);
-    return a >= reinterpret_cast<std::uintptr_t>(&end) && a < reinterpret_cast<std::uintptr_t>(sbrk(0));
+// The main heap's address range: the "[heap]" mappings of /proc/self/maps (the brk area; glibc's
+// main arena lives there, the other arenas are mappings of their own). Empty when unreadable.
+struct AddressRange {
+    std::uintptr_t lo = 0, hi = 0;
+    bool contains(const void* p) const noexcept {
+        const auto a = reinterpret_cast<std::uintptr_t>(p);
+        return a >= lo && a < hi;
+    }
+};
+
+AddressRange main_heap_range() noexcept {
+    AddressRange r;
+    std::FILE* maps = std::fopen("/proc/self/maps", "r");
+    if (!maps) return r;
+    char line[512];
+    while (std::fgets(line, sizeof line, maps)) {
+        if (!std::strstr(line, "[heap]")) continue;
+        unsigned long lo = 0, hi = 0;
+        if (std::sscanf(line, "%lx-%lx", &lo, &hi) != 2) continue;
+        if (r.hi == 0 || lo < r.lo) r.lo = lo;
+        if (hi > r.hi) r.hi = hi;
+    }
+    std::fclose(maps);
+    return r;
 }
 
 // The calling thread's arena, when it is not the main heap. glibc makes an arena's heap writable
@@ -87,7 +104,7 @@ bool in_main_heap(const void* p) noexcept {
 // arena, freed again; with tune_process_heap's settings it is neither mapped on its own nor
 // trimmed away) and hinted.
 constexpr std::size_t kWorkerReserve = std::size_t{32} << 20;
-bool hint_own_arena() noexcept {
+bool hint_own_arena(const AddressRange& main_heap) noexcept {
     void* p = std::malloc(kWorkerReserve);
     if (!p) return false;
     // glibc marks a block it mapped on its own (above the mmap threshold, which
@@ -96,7 +113,7 @@ bool hint_own_arena() noexcept {
     std::memcpy(&size_word, reinterpret_cast<const void*>(reinterpret_cast<std::uintptr_t>(p) - sizeof size_word), sizeof size_word);
     const bool mapped = (size_word & 2u) != 0;
     bool hinted = false;
-    if (!mapped && !in_main_heap(p)) {
+    if (!mapped && !main_heap.contains(p)) {
         const std::uintptr_t base = reinterpret_cast<std::uintptr_t>(p) & ~(kArenaHeapBytes - 1);
         hinted = madvise(reinterpret_cast<void*>(base), kArenaHeapBytes, MADV_HUGEPAGE) == 0;
     }
@@ -109,8 +126,9 @@ bool hint_own_arena() noexcept {
 int advise_worker_heaps() noexcept {
     int hinted = 0;
     if (omp_get_max_threads() < 2) return 0;
+    const AddressRange main_heap = main_heap_range();
 #pragma omp parallel reduction(+ : hinted)
-    if (omp_get_thread_num() != 0 && hint_own_arena()) hinted += 1;
+    if (omp_get_thread_num() != 0 && hint_own_arena(main_heap)) hinted += 1;
     return hinted;
 }
 
@@ -123,7 +141,7 @@ std::size_t tune_process_heap(std::size_t reserve) noexcept {
     if (reserve >= kHugePage && reserve < (std::size_t{256} << 20)) {
         const auto before = reinterpret_cast<std::uintptr_t>(sbrk(0));
         if (void* p = std::malloc(reserve)) {
-            const bool from_heap = in_main_heap(p);
+            const bool from_heap = main_heap_range().contains(p);
             std::free(p);
             if (from_heap) hinted = hint_range(before, reinterpret_cast<std::uintptr_t>(sbrk(0)));
         }
