@@ -16,6 +16,7 @@
 #include <vector>
 
 #if defined(__linux__)
+#include <sys/mman.h>
 #include <unistd.h>
 #endif
 #include <omp.h>
@@ -24,10 +25,16 @@ using namespace gatkit;
 
 namespace {
 
-// What core/memory.cpp can do here: glibc on Linux, no sanitizer's allocator, a kernel with THP.
+// What core/memory.cpp can do here: glibc on Linux, no sanitizer's allocator, and a kernel that
+// takes the huge-page hint (probed on a mapping of its own: /sys may be absent in a container).
 bool heap_tuning_expected() {
 #if defined(__linux__) && defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
-    return std::filesystem::exists("/sys/kernel/mm/transparent_hugepage/enabled");
+    const std::size_t bytes = std::size_t{4} << 20;
+    void* m = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED) return false;
+    const bool takes_hint = madvise(m, bytes, MADV_HUGEPAGE) == 0;
+    munmap(m, bytes);
+    return takes_hint;
 #else
     return false;
 #endif
