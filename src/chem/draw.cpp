@@ -9,7 +9,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <map>
 
 namespace gatkit::chem {
 
@@ -117,15 +116,13 @@ std::string attention_svg(const RDKit::ROMol& mol, const std::vector<double>& at
     drawing.width = options.width;
     drawing.height = options.mol_height;
     drawing.atom_indices = options.atom_indices;
-    for (std::size_t i = 0; i < atom_score.size(); ++i) {
-        const Rgb c = colour_of(atom_max > 0 ? atom_score[i] / atom_max : 0.0);
-        drawing.atoms.push_back(static_cast<int>(i));
-        drawing.atom_rgb[static_cast<int>(i)] = {c.r, c.g, c.b};
+    for (const double score : atom_score) {
+        const Rgb c = colour_of(atom_max > 0 ? score / atom_max : 0.0);
+        drawing.atom_rgb.push_back({c.r, c.g, c.b});
     }
-    for (std::size_t i = 0; i < bond_score.size(); ++i) {
-        const Rgb c = colour_of(bond_max > 0 ? bond_score[i] / bond_max : 0.0);
-        drawing.bonds.push_back(static_cast<int>(i));
-        drawing.bond_rgb[static_cast<int>(i)] = {c.r, c.g, c.b};
+    for (const double score : bond_score) {
+        const Rgb c = colour_of(bond_max > 0 ? score / bond_max : 0.0);
+        drawing.bond_rgb.push_back({c.r, c.g, c.b});
     }
 
     std::string molecule;

@@ -9,7 +9,7 @@
 // so draw_rdkit.o is never taken from libgatkit.a there; keep that file to this one function.
 #pragma once
 
-#include <map>
+#include <array>
 #include <string>
 #include <vector>
 
@@ -23,8 +23,8 @@ struct MoleculeDrawing {
     int width = 0, height = 0;           // px
     bool atom_indices = false;           // each atom's index beside it
     double highlight_radius = 0.4;       // RDKit's highlight circle, in its units
-    std::vector<int> atoms, bonds;       // what is highlighted
-    std::map<int, std::vector<double>> atom_rgb, bond_rgb;  // their colours, r g b in [0, 1]
+    // One highlight colour per atom and per bond (index order), r g b in [0, 1].
+    std::vector<std::array<double, 3>> atom_rgb, bond_rgb;
 };
 
 // RDKit's SVG document of `mol` (2D coordinates computed on a copy) as `d` asks. Throws what

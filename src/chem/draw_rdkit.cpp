@@ -7,21 +7,29 @@
 #include <GraphMol/ROMol.h>
 #include <GraphMol/RWMol.h>
 
+#include <map>
+
 namespace gatkit::chem::detail {
 
 std::string rdkit_molecule_svg(const RDKit::ROMol& mol, const MoleculeDrawing& d) {
-    const auto colours = [](const std::map<int, std::vector<double>>& rgb) {
-        std::map<int, RDKit::DrawColour> out;
-        for (const auto& [index, c] : rgb) out[index] = RDKit::DrawColour(c.at(0), c.at(1), c.at(2));
-        return out;
+    // Every atom and bond highlighted, each in its colour.
+    const auto highlight = [](const std::vector<std::array<double, 3>>& rgb, std::vector<int>& which,
+                              std::map<int, RDKit::DrawColour>& colour) {
+        for (std::size_t i = 0; i < rgb.size(); ++i) {
+            which.push_back(static_cast<int>(i));
+            colour[static_cast<int>(i)] = RDKit::DrawColour(rgb[i][0], rgb[i][1], rgb[i][2]);
+        }
     };
-    std::map<int, RDKit::DrawColour> atom_colour = colours(d.atom_rgb), bond_colour = colours(d.bond_rgb);
+    std::vector<int> atoms, bonds;
+    std::map<int, RDKit::DrawColour> atom_colour, bond_colour;
+    highlight(d.atom_rgb, atoms, atom_colour);
+    highlight(d.bond_rgb, bonds, bond_colour);
     RDKit::RWMol copy(mol);
     RDDepict::compute2DCoords(copy);
     RDKit::MolDraw2DSVG drawer(d.width, d.height);
     drawer.drawOptions().addAtomIndices = d.atom_indices;
     drawer.drawOptions().highlightRadius = d.highlight_radius;
-    drawer.drawMolecule(copy, &d.atoms, &d.bonds, &atom_colour, &bond_colour);
+    drawer.drawMolecule(copy, &atoms, &bonds, &atom_colour, &bond_colour);
     drawer.finishDrawing();
     return drawer.getDrawingText();
 }

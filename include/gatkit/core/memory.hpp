@@ -38,8 +38,8 @@ std::size_t tune_process_heap(std::size_t reserve = std::size_t{128} << 20) noex
 // thread_count() threads (glibc gives each thread an arena of its own: 64 MiB of address space
 // aligned to 64 MiB): grown by 32 MiB at once and hinted. Call it after tune_process_heap (its
 // mmap threshold keeps the 32 MiB in the arena; without it nothing is hinted), once the thread
-// count is set (again if it grows). Returns how many arenas it hinted (0 without glibc, under a sanitizer or
-// with one thread).
+// count is set (again if it grows). Returns how many arenas it hinted (0 without glibc, under a
+// sanitizer or with one thread).
 int advise_worker_heaps() noexcept;
 
 // m.resize(rows, cols) (contents unspecified, as Eigen's resize), then the hint for a large m.
