@@ -13,9 +13,15 @@
 //       self-loops dropped, duplicates merged; input N×F from N(0, 1); loss = mean(out²);
 //       backward with the input gradient (a hidden layer). R timed repetitions after one
 //       warm-up. Defaults: 1,000,000 nodes, 10 per node, 64 → 4 × 16, 2 threads, 3 reps, seed 0.
+//   gatkit_bench gemm [--reps R]
+//       gatkit's float product (gemm_nn: its own kernel where the build has one, core/
+//       gemm_kernel.hpp) against Eigen's single-threaded product (C.noalias() = A·B, the product
+//       gemm_nn used before) on the layer shapes of the bench cases, one thread each: GFLOP/s,
+//       the best of 5 runs of R products (R scaled to the shape; --reps sets the 640×256×256 one).
 //
 // Prints one JSON line: the case, the medians (seconds), peak resident memory of the process
 // (MiB, getrusage) and the sizes.
+#include "gatkit/core/gemm_kernel.hpp"
 #include "gatkit/core/memory.hpp"
 #include "gatkit/core/parallel.hpp"
 #include "gatkit/core/random.hpp"
@@ -30,6 +36,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <iostream>
@@ -143,13 +150,47 @@ nlohmann::json big_layer(const Args& a) {
             {"peak_rss_before_layer_mib", rss_before}};
 }
 
+// GFLOP/s of gemm_nn and of Eigen's product, one thread, on the shapes of the bench cases.
+nlohmann::json gemm(const Args& a) {
+    set_thread_count(1);
+    const long base_reps = a.number("reps", 300);
+    struct Shape {
+        Eigen::Index m, k, n;
+        const char* what;
+    };
+    nlohmann::json rows = nlohmann::json::array();
+    Rng rng(0);
+    for (const Shape& s : {Shape{640, 256, 256, "molecule batch, hidden layer"}, Shape{64, 256, 256, "one 64-row chunk"},
+                           Shape{2708, 64, 7, "Cora output layer"}, Shape{100000, 64, 64, "big-layer slice"}}) {
+        Matrix A(s.m, s.k), B(s.k, s.n), C(s.m, s.n);
+        for (Eigen::Index i = 0; i < A.size(); ++i) A.data()[i] = static_cast<float>(rng.uniform(-1.0, 1.0));
+        for (Eigen::Index i = 0; i < B.size(); ++i) B.data()[i] = static_cast<float>(rng.uniform(-1.0, 1.0));
+        const double flops = 2.0 * static_cast<double>(s.m) * static_cast<double>(s.k) * static_cast<double>(s.n);
+        const long reps = std::max(3L, static_cast<long>(static_cast<double>(base_reps) * 640.0 * 256 * 256 / (flops / 2)));
+        const auto rate = [&](auto&& product) {
+            product();
+            double best = 1e30;
+            for (int t = 0; t < 5; ++t) {
+                const auto t0 = Clock::now();
+                for (long r = 0; r < reps; ++r) product();
+                best = std::min(best, std::chrono::duration<double>(Clock::now() - t0).count() / static_cast<double>(reps));
+            }
+            return flops / best / 1e9;
+        };
+        const double ours = rate([&] { gemm_nn(A, B, C); });
+        const double eigen = rate([&] { C.noalias() = A * B; });
+        rows.push_back({{"m", s.m}, {"k", s.k}, {"n", s.n}, {"shape", s.what}, {"gemm_nn_gflops", ours}, {"eigen_gflops", eigen}});
+    }
+    return {{"case", "gemm"}, {"kernel", detail::float_gemm_kernel()}, {"shapes", rows}};
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     // The gatkit program's heap settings (apps/gatkit/main.cpp, core/memory.hpp).
     tune_process_heap();
     try {
-        if (argc < 2) throw std::runtime_error("usage: gatkit_bench cora-infer|big-layer [--option value]...");
+        if (argc < 2) throw std::runtime_error("usage: gatkit_bench cora-infer|big-layer|gemm [--option value]...");
         const std::string which = argv[1];
         const Args a = parse(argc, argv, 2);
         const int threads = static_cast<int>(a.number("threads", 2));
@@ -160,8 +201,10 @@ int main(int argc, char** argv) {
             out = cora_infer(a);
         } else if (which == "big-layer") {
             out = big_layer(a);
+        } else if (which == "gemm") {
+            out = gemm(a);
         } else {
-            throw std::runtime_error("unknown case '" + which + "' (cora-infer, big-layer)");
+            throw std::runtime_error("unknown case '" + which + "' (cora-infer, big-layer, gemm)");
         }
         out["threads"] = threads;
         out["peak_rss_mib"] = peak_rss_mib();

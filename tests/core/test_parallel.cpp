@@ -5,6 +5,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <cmath>
+
 using namespace gatkit;
 using gatkit::test::random_matrix;
 
@@ -22,6 +24,18 @@ MatD naive_nn(const MatD& A, const MatD& B) {
 }
 
 MatD transposed(const MatD& A) { return A.transpose(); }
+
+// The float kernel's definition: per element s = fma(A[i,k], B[k,j], s) for k = 0, 1, …
+Matrix fma_chain_product(const Matrix& A, const Matrix& B) {
+    Matrix C(A.rows(), B.cols());
+    for (Eigen::Index i = 0; i < A.rows(); ++i)
+        for (Eigen::Index j = 0; j < B.cols(); ++j) {
+            float s = 0.0f;
+            for (Eigen::Index k = 0; k < A.cols(); ++k) s = std::fma(A(i, k), B(k, j), s);
+            C(i, j) = s;
+        }
+    return C;
+}
 
 // Restores the thread count when a test ends, even if it fails.
 struct ThreadCountGuard {
@@ -145,7 +159,7 @@ TEST_CASE("gemm results are bit-identical with 1 and 2 threads", "[core][paralle
     CHECK((one[0].cast<double>() - ref).cwiseAbs().maxCoeff() < 1e-3);
 }
 
-TEST_CASE("gemm_nn on one thread (whole chunks as one product) gives the chunk-by-chunk bits", "[core][parallel]") {
+TEST_CASE("gemm_nn gives the same bits on one thread (one product), on two (chunks) and inside a parallel region", "[core][parallel]") {
     ThreadCountGuard guard;
     Rng rng(11);
     struct Shape {
@@ -159,12 +173,18 @@ TEST_CASE("gemm_nn on one thread (whole chunks as one product) gives the chunk-b
         const Matrix A = random_matrix<float>(s.m, s.k, rng);
         const Matrix B = random_matrix<float>(s.k, s.n, rng);
         const Matrix C0 = random_matrix<float>(s.m, s.n, rng);
-        // the definition: one Eigen product per chunk of kRowChunk rows
+        // the definition: with gatkit's kernel one fma chain per element (core/gemm_kernel.hpp),
+        // else one Eigen product per chunk of kRowChunk rows
         Matrix expect(s.m, s.n), expect_acc = C0;
-        for (Eigen::Index r0 = 0; r0 < s.m; r0 += kRowChunk) {
-            const Eigen::Index rn = std::min(kRowChunk, s.m - r0);
-            expect.middleRows(r0, rn).noalias() = A.middleRows(r0, rn) * B;
-            expect_acc.middleRows(r0, rn).noalias() += A.middleRows(r0, rn) * B;
+        if (detail::float_gemm_kernel()) {
+            expect = fma_chain_product(A, B);
+            expect_acc = C0 + expect;
+        } else {
+            for (Eigen::Index r0 = 0; r0 < s.m; r0 += kRowChunk) {
+                const Eigen::Index rn = std::min(kRowChunk, s.m - r0);
+                expect.middleRows(r0, rn).noalias() = A.middleRows(r0, rn) * B;
+                expect_acc.middleRows(r0, rn).noalias() += A.middleRows(r0, rn) * B;
+            }
         }
         for (const int threads : {1, 2}) {
             set_thread_count(threads);

@@ -3,18 +3,22 @@
 // Eigen is built with EIGEN_DONT_PARALLELIZE: its own threaded GEMM picks block sizes from the
 // thread count, which changes the summation order and so the last bits of the result. Here
 // every product is cut into fixed chunks of output rows (kRowChunk, independent of the thread
-// count); each chunk is one single-threaded Eigen product, and OpenMP hands chunks to threads.
+// count); each chunk is one single-threaded product, and OpenMP hands chunks to threads. Float
+// gemm_nn uses gatkit's own kernel where the build has one (core/gemm_kernel.hpp), whose rows
+// do not depend on the chunking at all; the rest are Eigen products, one per chunk.
 // Same inputs ⇒ same bits, with 1 or 2 (or 64) threads. Chunks are handed out dynamically, one
 // at a time: a molecule batch has only ~12 of them, and a thread that wakes late would otherwise
 // leave the others waiting for its fixed share (which thread computes a chunk changes no value).
 #pragma once
 
 #include "gatkit/core/error.hpp"
+#include "gatkit/core/gemm_kernel.hpp"
 #include "gatkit/core/memory.hpp"
 #include "gatkit/core/types.hpp"
 
 #include <algorithm>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace gatkit {
@@ -59,6 +63,23 @@ void gemm_nn(const MatrixT<T>& A, const MatrixT<T>& B, MatrixT<T>& C, bool accum
     detail::check_product("gemm_nn", A.cols(), B.rows());
     if (!accumulate) resize_large(C, A.rows(), B.cols());  // every row is assigned below: no zero fill
     const Eigen::Index M = A.rows(), chunks = (M + kRowChunk - 1) / kRowChunk;
+    if constexpr (std::is_same_v<T, float>) {
+        if (detail::float_gemm_kernel()) {
+            // gatkit's kernel (core/gemm_kernel.hpp): a row's bits do not depend on the rows
+            // computed with it, so one thread takes the whole product at once.
+            const Eigen::Index K = A.cols(), N = B.cols();
+            if (runs_serially()) {
+                detail::float_gemm(A.data(), K, B.data(), N, C.data(), N, M, N, K, accumulate);
+                return;
+            }
+#pragma omp parallel for schedule(dynamic, 1)
+            for (Eigen::Index c = 0; c < chunks; ++c) {
+                const Eigen::Index r0 = c * kRowChunk, rn = std::min(kRowChunk, M - r0);
+                detail::float_gemm(A.data() + r0 * K, K, B.data(), N, C.data() + r0 * N, N, rn, N, K, accumulate);
+            }
+            return;
+        }
+    }
     if (chunks > 2 && runs_serially()) {
         // On one thread: the whole chunks as one Eigen product, which packs B once instead of once
         // per chunk, then the last chunk as the loop below computes it. Eigen's product gives a row

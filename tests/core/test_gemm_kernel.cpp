@@ -1,0 +1,92 @@
+// gatkit's float product kernel: bit for bit its definition (one fma chain per element, from
+// zero, k in order), on every edge of its tiling, and close to the double-precision product.
+#include "gatkit/core/gemm_kernel.hpp"
+#include "gatkit/core/parallel.hpp"
+#include "support/fixtures.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <limits>
+#include <tuple>
+
+using namespace gatkit;
+using gatkit::test::random_matrix;
+
+namespace {
+
+// C[i,j] (+)= s with s = fma(A[i,k], B[k,j], s) over k = 0 .. K−1 from s = 0: the kernel's
+// definition (core/gemm_kernel.hpp), written as a scalar loop.
+void definition(const Matrix& A, const Matrix& B, Matrix& C, bool accumulate) {
+    for (Eigen::Index i = 0; i < A.rows(); ++i)
+        for (Eigen::Index j = 0; j < B.cols(); ++j) {
+            float s = 0.0f;
+            for (Eigen::Index k = 0; k < A.cols(); ++k) s = std::fma(A(i, k), B(k, j), s);
+            C(i, j) = accumulate ? C(i, j) + s : s;
+        }
+}
+
+bool same_bits(const Matrix& a, const Matrix& b) { return a.rows() == b.rows() && a.cols() == b.cols() && (a.array() == b.array()).all(); }
+
+}  // namespace
+
+TEST_CASE("float_gemm is its fma-chain definition bit for bit, on every tile edge", "[core][gemm]") {
+    if (!detail::float_gemm_kernel()) {
+        WARN("this build has no float GEMM kernel (no AVX2+FMA or AVX-512): gemm_nn uses Eigen, tested in test_parallel.cpp");
+        return;
+    }
+    Rng rng(21);
+    // rows: below, at and past a tile (8 or 6 rows) and a block (64 rows); columns: partial,
+    // whole and mixed registers (16 or 8 lanes) and panels (2 registers); K: none, one, odd,
+    // the molecule layers' widths
+    for (const Eigen::Index m : {1, 5, 6, 7, 8, 9, 13, 63, 64, 65, 130})
+        for (const Eigen::Index n : {1, 4, 7, 8, 15, 16, 17, 31, 32, 33, 48, 100, 256})
+            for (const Eigen::Index k : {0, 1, 3, 14, 64, 173}) {
+                INFO("M=" << m << " N=" << n << " K=" << k);
+                const Matrix A = random_matrix<float>(m, k, rng);
+                const Matrix B = random_matrix<float>(k, n, rng);
+                const Matrix C0 = random_matrix<float>(m, n, rng);
+                for (const bool accumulate : {false, true}) {
+                    Matrix expect = C0, got = C0;
+                    definition(A, B, expect, accumulate);
+                    detail::float_gemm(A.data(), k, B.data(), n, got.data(), n, m, n, k, accumulate);
+                    CHECK(same_bits(got, expect));
+                }
+            }
+}
+
+TEST_CASE("float_gemm reads and writes sub-blocks through their row strides only", "[core][gemm]") {
+    if (!detail::float_gemm_kernel()) {
+        WARN("this build has no float GEMM kernel: nothing to test here");
+        return;
+    }
+    Rng rng(22);
+    // A, B and C are blocks inside larger matrices: the kernel must use lda, ldb, ldc and leave
+    // every element outside C's block as it was (the masked last columns included)
+    const Matrix big_a = random_matrix<float>(40, 50, rng), big_b = random_matrix<float>(60, 70, rng);
+    const Matrix sentinel = Matrix::Constant(45, 80, std::numeric_limits<float>::quiet_NaN());
+    const Eigen::Index m = 19, k = 37, n = 21;  // 21 = one full 16-lane register + 5 masked lanes
+    const Matrix A = big_a.block(3, 5, m, k), B = big_b.block(2, 9, k, n);
+    Matrix big_c = sentinel;
+    detail::float_gemm(big_a.data() + 3 * 50 + 5, 50, big_b.data() + 2 * 70 + 9, 70, big_c.data() + 4 * 80 + 6, 80, m, n, k, false);
+    Matrix expect(m, n);
+    definition(A, B, expect, false);
+    CHECK(same_bits(Matrix(big_c.block(4, 6, m, n)), expect));
+    Matrix outside = big_c;
+    outside.block(4, 6, m, n).setConstant(std::numeric_limits<float>::quiet_NaN());
+    CHECK(outside.array().isNaN().all());
+}
+
+TEST_CASE("gemm_nn with the kernel is the product: close to double precision, sizes of a layer", "[core][gemm]") {
+    Rng rng(23);
+    // a molecule batch's hidden layer and Cora's output layer (7 classes: one masked register)
+    for (const auto& [m, k, n] : {std::tuple<Eigen::Index, Eigen::Index, Eigen::Index>{525, 256, 256}, {2708, 64, 7}}) {
+        INFO("M=" << m << " K=" << k << " N=" << n);
+        const Matrix A = random_matrix<float>(m, k, rng), B = random_matrix<float>(k, n, rng);
+        Matrix C;
+        gemm_nn(A, B, C);
+        const MatrixT<double> ref = A.cast<double>() * B.cast<double>();
+        // sums of ≤ 256 products of entries in [-1, 1]: float error well under 1e-4 per element
+        CHECK((C.cast<double>() - ref).cwiseAbs().maxCoeff() < 1e-4);
+    }
+}
