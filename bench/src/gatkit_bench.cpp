@@ -14,10 +14,11 @@
 //       backward with the input gradient (a hidden layer). R timed repetitions after one
 //       warm-up. Defaults: 1,000,000 nodes, 10 per node, 64 → 4 × 16, 2 threads, 3 reps, seed 0.
 //   gatkit_bench gemm [--reps R]
-//       gatkit's float product (gemm_nn: its own kernel where the build has one, core/
-//       gemm_kernel.hpp) against Eigen's single-threaded product (C.noalias() = A·B, the product
-//       gemm_nn used before) on the layer shapes of the bench cases, one thread each: GFLOP/s,
-//       the best of 5 runs of R products (R scaled to the shape; --reps sets the 640×256×256 one).
+//       gatkit's float products (gemm_nn, and for the shapes with up to 4,096 rows the backward
+//       ones gemm_nt and gemm_tn: its own kernel where the build has one, core/gemm_kernel.hpp)
+//       against Eigen's single-threaded products (A·B, A·Bᵀ, Aᵀ·B: what they used before) on the
+//       layer shapes of the bench cases, one thread each: GFLOP/s, the best of 5 runs of R
+//       products (R scaled to the shape; --reps sets the 640×256×256 one).
 //
 // Prints one JSON line: the case, the medians (seconds), peak resident memory of the process
 // (MiB, getrusage) and the sizes.
@@ -180,6 +181,14 @@ nlohmann::json gemm(const Args& a) {
         const double ours = rate([&] { gemm_nn(A, B, C); });
         const double eigen = rate([&] { C.noalias() = A * B; });
         rows.push_back({{"m", s.m}, {"k", s.k}, {"n", s.n}, {"shape", s.what}, {"gemm_nn_gflops", ours}, {"eigen_gflops", eigen}});
+        if (s.m > 4096) continue;  // gemm_tn takes the kernel over reductions of up to kKernelReduceRows
+        // backward of the same layer: dx = dy·Wᵀ (gemm_nt) and dW = xᵀ·dy (gemm_tn)
+        Matrix dx(s.m, s.k), dW(s.k, s.n);
+        const double nt = rate([&] { gemm_nt(C, B, dx); });
+        const double nt_eigen = rate([&] { dx.noalias() = C * B.transpose(); });
+        const double tn = rate([&] { gemm_tn(A, C, dW); });
+        const double tn_eigen = rate([&] { dW.noalias() = A.transpose() * C; });
+        rows.back().update({{"gemm_nt_gflops", nt}, {"eigen_nt_gflops", nt_eigen}, {"gemm_tn_gflops", tn}, {"eigen_tn_gflops", tn_eigen}});
     }
     return {{"case", "gemm"}, {"kernel", detail::float_gemm_kernel()}, {"shapes", rows}};
 }

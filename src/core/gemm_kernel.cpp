@@ -74,8 +74,9 @@ struct Operands {
 };
 
 // acc[r][v] = fma(A[r, k], B[k, v-th register], acc[r][v]) for k in [k0, k1); with Masked, B's
-// last register is read with the lanes of `tail` only (then V is 1).
-template <int R, int V, bool Masked>
+// last register is read with the lanes of `tail` only (then V is 1). A[r, k] is A[r·lda + k], or
+// with TransA (the product Aᵀ·B of a stored K×M matrix) A[k·lda + r].
+template <int R, int V, bool Masked, bool TransA>
 inline void multiply_add(const Operands& o, const float* A, const float* B, std::ptrdiff_t k0, std::ptrdiff_t k1, typename Vec::Mask tail,
                          typename Vec::Reg (&acc)[R][V]) {
     for (std::ptrdiff_t k = k0; k < k1; ++k) {
@@ -85,7 +86,7 @@ inline void multiply_add(const Operands& o, const float* A, const float* B, std:
             b[v] = Masked && v == V - 1 ? Vec::load(p, tail) : Vec::load(p);
         }
         for (int r = 0; r < R; ++r) {
-            const typename Vec::Reg a = Vec::broadcast(A[r * o.lda + k]);
+            const typename Vec::Reg a = Vec::broadcast(TransA ? A[k * o.lda + r] : A[r * o.lda + k]);
             for (int v = 0; v < V; ++v) acc[r][v] = Vec::fma(a, b[v], acc[r][v]);
         }
     }
@@ -94,7 +95,7 @@ inline void multiply_add(const Operands& o, const float* A, const float* B, std:
 // C[0..R) × [0..V·kLanes) of the tile at (A, B, C); with Masked, the last register holds only
 // the lanes of `tail` (then V is 1). `whole_rows`: for k below it, B's row k can be read as a
 // whole register from the tile's first column on without leaving B (o.b_extent).
-template <int R, int V, bool Masked>
+template <int R, int V, bool Masked, bool TransA>
 inline void tile(const Operands& o, const float* A, const float* B, float* C, typename Vec::Mask tail, std::ptrdiff_t whole_rows) {
     typename Vec::Reg acc[R][V];
     for (int r = 0; r < R; ++r)
@@ -103,10 +104,10 @@ inline void tile(const Operands& o, const float* A, const float* B, float* C, ty
         // A masked load whose register crosses a cache line is slow (a third of the product's
         // rate on Zen 4 for Cora's 7 classes), so the rows of B that allow it are read whole:
         // the lanes past the tail hold B's next values, whose products go to lanes never stored.
-        multiply_add<R, V, false>(o, A, B, 0, whole_rows, tail, acc);
-        multiply_add<R, V, true>(o, A, B, whole_rows, o.K, tail, acc);
+        multiply_add<R, V, false, TransA>(o, A, B, 0, whole_rows, tail, acc);
+        multiply_add<R, V, true, TransA>(o, A, B, whole_rows, o.K, tail, acc);
     } else {
-        multiply_add<R, V, false>(o, A, B, 0, o.K, tail, acc);
+        multiply_add<R, V, false, TransA>(o, A, B, 0, o.K, tail, acc);
     }
     for (int r = 0; r < R; ++r)
         for (int v = 0; v < V; ++v) {
@@ -122,25 +123,39 @@ inline void tile(const Operands& o, const float* A, const float* B, float* C, ty
 }
 
 // The last `rows` (< kTileRows) rows of a block: one tile of exactly that height.
-template <int R, int V, bool Masked>
+template <int R, int V, bool Masked, bool TransA>
 inline void last_rows(int rows, const Operands& o, const float* A, const float* B, float* C, typename Vec::Mask tail, std::ptrdiff_t whole_rows) {
     if constexpr (R > 0) {
         if (rows == R)
-            tile<R, V, Masked>(o, A, B, C, tail, whole_rows);
+            tile<R, V, Masked, TransA>(o, A, B, C, tail, whole_rows);
         else
-            last_rows<R - 1, V, Masked>(rows, o, A, B, C, tail, whole_rows);
+            last_rows<R - 1, V, Masked, TransA>(rows, o, A, B, C, tail, whole_rows);
     }
 }
 
 // Rows [i0, i0 + rows) × one column panel starting at column j.
-template <int V, bool Masked>
+template <int V, bool Masked, bool TransA>
 void panel(const Operands& o, std::ptrdiff_t i0, std::ptrdiff_t rows, std::ptrdiff_t j, typename Vec::Mask tail) {
     // rows k of B with k·ldb + j + kLanes ≤ b_extent can be read whole from column j on
     const std::ptrdiff_t room = o.b_extent - j - Vec::kLanes;
     const std::ptrdiff_t whole_rows = room < 0 || o.ldb <= 0 ? 0 : std::min(o.K, room / o.ldb + 1);
+    const auto a_row = [&](std::ptrdiff_t i) { return TransA ? o.A + i : o.A + i * o.lda; };
     std::ptrdiff_t i = i0;
-    for (; i + kTileRows <= i0 + rows; i += kTileRows) tile<kTileRows, V, Masked>(o, o.A + i * o.lda, o.B + j, o.C + i * o.ldc + j, tail, whole_rows);
-    last_rows<kTileRows - 1, V, Masked>(static_cast<int>(i0 + rows - i), o, o.A + i * o.lda, o.B + j, o.C + i * o.ldc + j, tail, whole_rows);
+    for (; i + kTileRows <= i0 + rows; i += kTileRows)
+        tile<kTileRows, V, Masked, TransA>(o, a_row(i), o.B + j, o.C + i * o.ldc + j, tail, whole_rows);
+    last_rows<kTileRows - 1, V, Masked, TransA>(static_cast<int>(i0 + rows - i), o, a_row(i), o.B + j, o.C + i * o.ldc + j, tail, whole_rows);
+}
+
+template <bool TransA>
+void product(const Operands& o, std::ptrdiff_t M, std::ptrdiff_t N) {
+    constexpr std::ptrdiff_t W = Vec::kLanes, P = W * kTileVectors;
+    for (std::ptrdiff_t i0 = 0; i0 < M; i0 += kRowBlock) {
+        const std::ptrdiff_t rows = std::min(kRowBlock, M - i0);
+        std::ptrdiff_t j = 0;
+        for (; j + P <= N; j += P) panel<kTileVectors, false, TransA>(o, i0, rows, j, Vec::all());
+        for (; j + W <= N; j += W) panel<1, false, TransA>(o, i0, rows, j, Vec::all());
+        if (j < N) panel<1, true, TransA>(o, i0, rows, j, Vec::first(static_cast<int>(N - j)));
+    }
 }
 
 }  // namespace
@@ -151,15 +166,14 @@ void float_gemm(const float* A, std::ptrdiff_t lda, const float* B, std::ptrdiff
                 std::ptrdiff_t N, std::ptrdiff_t K, bool accumulate) noexcept {
     if (M <= 0 || N <= 0) return;
     K = std::max<std::ptrdiff_t>(K, 0);
-    const Operands o{A, lda, B, ldb, C, ldc, K, K > 0 ? (K - 1) * ldb + N : 0, accumulate};
-    constexpr std::ptrdiff_t W = Vec::kLanes, P = W * kTileVectors;
-    for (std::ptrdiff_t i0 = 0; i0 < M; i0 += kRowBlock) {
-        const std::ptrdiff_t rows = std::min(kRowBlock, M - i0);
-        std::ptrdiff_t j = 0;
-        for (; j + P <= N; j += P) panel<kTileVectors, false>(o, i0, rows, j, Vec::all());
-        for (; j + W <= N; j += W) panel<1, false>(o, i0, rows, j, Vec::all());
-        if (j < N) panel<1, true>(o, i0, rows, j, Vec::first(static_cast<int>(N - j)));
-    }
+    product<false>({A, lda, B, ldb, C, ldc, K, K > 0 ? (K - 1) * ldb + N : 0, accumulate}, M, N);
+}
+
+void float_gemm_tn(const float* A, std::ptrdiff_t lda, const float* B, std::ptrdiff_t ldb, float* C, std::ptrdiff_t ldc, std::ptrdiff_t M,
+                   std::ptrdiff_t N, std::ptrdiff_t K, bool accumulate) noexcept {
+    if (M <= 0 || N <= 0) return;
+    K = std::max<std::ptrdiff_t>(K, 0);
+    product<true>({A, lda, B, ldb, C, ldc, K, K > 0 ? (K - 1) * ldb + N : 0, accumulate}, M, N);
 }
 
 #else
@@ -168,6 +182,9 @@ bool float_gemm_kernel() noexcept { return false; }
 
 void float_gemm(const float*, std::ptrdiff_t, const float*, std::ptrdiff_t, float*, std::ptrdiff_t, std::ptrdiff_t, std::ptrdiff_t, std::ptrdiff_t,
                 bool) noexcept {}
+
+void float_gemm_tn(const float*, std::ptrdiff_t, const float*, std::ptrdiff_t, float*, std::ptrdiff_t, std::ptrdiff_t, std::ptrdiff_t,
+                   std::ptrdiff_t, bool) noexcept {}
 
 #endif
 

@@ -1,5 +1,6 @@
 // gatkit's float product kernel: bit for bit its definition (one fma chain per element, from
-// zero, k in order), on every edge of its tiling, and close to the double-precision product.
+// zero, k in order), on every edge of its tiling, for A·B and Aᵀ·B, through gemm_nn, gemm_nt
+// and gemm_tn with 1 and 2 threads, and close to the double-precision product.
 #include "gatkit/core/gemm_kernel.hpp"
 #include "gatkit/core/parallel.hpp"
 #include "support/fixtures.hpp"
@@ -53,6 +54,54 @@ TEST_CASE("float_gemm is its fma-chain definition bit for bit, on every tile edg
                     CHECK(same_bits(got, expect));
                 }
             }
+}
+
+TEST_CASE("float_gemm_tn is the fma-chain definition of Aᵀ·B bit for bit", "[core][gemm]") {
+    if (!detail::float_gemm_kernel()) {
+        WARN("this build has no float GEMM kernel: nothing to test here");
+        return;
+    }
+    Rng rng(24);
+    // the product's rows m are the stored matrix's columns; its reduction runs over the stored rows
+    for (const Eigen::Index m : {1, 7, 8, 9, 64, 65, 130})
+        for (const Eigen::Index n : {1, 7, 16, 17, 33, 64})
+            for (const Eigen::Index k : {0, 1, 14, 173}) {
+                INFO("M=" << m << " N=" << n << " K=" << k);
+                const Matrix stored = random_matrix<float>(k, m, rng);  // K×M: the product reads its transpose
+                const Matrix B = random_matrix<float>(k, n, rng);
+                const Matrix C0 = random_matrix<float>(m, n, rng);
+                for (const bool accumulate : {false, true}) {
+                    Matrix expect = C0, got = C0;
+                    definition(stored.transpose(), B, expect, accumulate);
+                    detail::float_gemm_tn(stored.data(), m, B.data(), n, got.data(), n, m, n, k, accumulate);
+                    CHECK(same_bits(got, expect));
+                }
+            }
+}
+
+TEST_CASE("gemm_nt and gemm_tn with the kernel: the definition, and the same bits with 1 and 2 threads", "[core][gemm]") {
+    if (!detail::float_gemm_kernel()) {
+        WARN("this build has no float GEMM kernel: gemm_nt and gemm_tn are Eigen's, tested in test_parallel.cpp");
+        return;
+    }
+    const int saved = thread_count();
+    Rng rng(25);
+    // a molecule batch's backward: dx = dy·Wᵀ and dW = xᵀ·dy (reduction over 525 rows; both
+    // at least kKernelMinRowsNt and at most kKernelReduceRows, so both take the kernel)
+    static_assert(525 >= kKernelMinRowsNt && 525 <= kKernelReduceRows);
+    const Matrix x = random_matrix<float>(525, 256, rng), dy = random_matrix<float>(525, 96, rng), W = random_matrix<float>(256, 96, rng);
+    Matrix dx_expect(525, 256), dW_expect(256, 96);
+    definition(dy, Matrix(W.transpose()), dx_expect, false);
+    definition(Matrix(x.transpose()), dy, dW_expect, false);
+    for (const int threads : {1, 2}) {
+        set_thread_count(threads);
+        Matrix dx, dW;
+        gemm_nt(dy, W, dx);
+        gemm_tn(x, dy, dW);
+        CHECK(same_bits(dx, dx_expect));
+        CHECK(same_bits(dW, dW_expect));
+    }
+    set_thread_count(saved);
 }
 
 TEST_CASE("float_gemm reads and writes sub-blocks through their row strides only", "[core][gemm]") {

@@ -38,4 +38,10 @@ bool float_gemm_kernel() noexcept;
 void float_gemm(const float* A, std::ptrdiff_t lda, const float* B, std::ptrdiff_t ldb, float* C, std::ptrdiff_t ldc, std::ptrdiff_t M,
                 std::ptrdiff_t N, std::ptrdiff_t K, bool accumulate) noexcept;
 
+// C = Aᵀ·B or C += Aᵀ·B for A stored as a K×M matrix with row stride lda (A's element [r, k] of
+// the product is the stored A[k·lda + r]): the same fma chain per element, over k in order.
+// For weight gradients, xᵀ·dy, whose reduction runs over the node rows.
+void float_gemm_tn(const float* A, std::ptrdiff_t lda, const float* B, std::ptrdiff_t ldb, float* C, std::ptrdiff_t ldc, std::ptrdiff_t M,
+                   std::ptrdiff_t N, std::ptrdiff_t K, bool accumulate) noexcept;
+
 }  // namespace gatkit::detail

@@ -112,6 +112,9 @@ void gemm_nn(const MatrixT<T>& A, const MatrixT<T>& B, MatrixT<T>& C, bool accum
 inline constexpr Eigen::Index kReduceSplitRows = Eigen::Index{1} << 16;
 inline constexpr Eigen::Index kReduceParts = 8;
 
+// Float gemm_tn uses gatkit's kernel over reductions of up to this many rows.
+inline constexpr Eigen::Index kKernelReduceRows = 4096;
+
 // C (K×N) = Aᵀ · B with A (M×K), B (M×N), or C += … when accumulate.
 // Parallel over blocks of C's rows; when those are too few for the threads (a weight gradient:
 // K is a layer's width) and the reduction is long (M ≥ kReduceSplitRows: a million-node layer),
@@ -122,6 +125,23 @@ void gemm_tn(const MatrixT<T>& A, const MatrixT<T>& B, MatrixT<T>& C, bool accum
     detail::check_product("gemm_tn", A.rows(), B.rows());
     if (!accumulate) resize_large(C, A.cols(), B.cols());  // every row is assigned below: no zero fill
     const Eigen::Index K = A.cols(), chunks = (K + kRowChunk - 1) / kRowChunk, M = A.rows();
+    if constexpr (std::is_same_v<T, float>) {
+        // gatkit's kernel reads B's column panels whole for every 8 output rows: over reductions
+        // up to kKernelReduceRows (a molecule batch, Cora) a panel stays in L2.
+        if (detail::float_gemm_kernel() && M <= kKernelReduceRows) {
+            const Eigen::Index N = B.cols();
+            if (runs_serially()) {
+                detail::float_gemm_tn(A.data(), K, B.data(), N, C.data(), N, K, N, M, accumulate);
+                return;
+            }
+#pragma omp parallel for schedule(dynamic, 1)
+            for (Eigen::Index c = 0; c < chunks; ++c) {
+                const Eigen::Index r0 = c * kRowChunk, rn = std::min(kRowChunk, K - r0);
+                detail::float_gemm_tn(A.data() + r0, K, B.data(), N, C.data() + r0 * N, N, rn, N, M, accumulate);
+            }
+            return;
+        }
+    }
     if (chunks < 2 && M >= kReduceSplitRows) {
         std::vector<MatrixT<T>> part(static_cast<std::size_t>(kReduceParts));
         const Eigen::Index step = (M + kReduceParts - 1) / kReduceParts;
@@ -146,12 +166,33 @@ void gemm_tn(const MatrixT<T>& A, const MatrixT<T>& B, MatrixT<T>& C, bool accum
     }
 }
 
+// Float gemm_nt uses gatkit's kernel from this many rows of A on.
+inline constexpr Eigen::Index kKernelMinRowsNt = 256;
+
 // C (M×K) = A (M×N) · Bᵀ with B (K×N), or C += … when accumulate.
 template <class T>
 void gemm_nt(const MatrixT<T>& A, const MatrixT<T>& B, MatrixT<T>& C, bool accumulate = false) {
     detail::check_product("gemm_nt", A.cols(), B.cols());
     if (!accumulate) resize_large(C, A.rows(), B.rows());  // every row is assigned below: no zero fill
     const Eigen::Index M = A.rows(), chunks = (M + kRowChunk - 1) / kRowChunk;
+    if constexpr (std::is_same_v<T, float>) {
+        if (detail::float_gemm_kernel() && M >= kKernelMinRowsNt) {
+            // gatkit's kernel on Bᵀ laid out row-major (B is a weight matrix: a small copy, which
+            // below kKernelMinRowsNt rows costs more than the kernel gains over Eigen's product)
+            const Eigen::Index K = B.rows(), N = A.cols();
+            const MatrixT<T> Bt = B.transpose();
+            if (runs_serially()) {
+                detail::float_gemm(A.data(), N, Bt.data(), K, C.data(), K, M, K, N, accumulate);
+                return;
+            }
+#pragma omp parallel for schedule(dynamic, 1)
+            for (Eigen::Index c = 0; c < chunks; ++c) {
+                const Eigen::Index r0 = c * kRowChunk, rn = std::min(kRowChunk, M - r0);
+                detail::float_gemm(A.data() + r0 * N, N, Bt.data(), K, C.data() + r0 * K, K, rn, K, N, accumulate);
+            }
+            return;
+        }
+    }
 #pragma omp parallel for schedule(dynamic, 1)
     for (Eigen::Index c = 0; c < chunks; ++c) {
         const Eigen::Index r0 = c * kRowChunk, rn = std::min(kRowChunk, M - r0);
