@@ -57,6 +57,22 @@ inline void check_product(const char* what, Eigen::Index a, Eigen::Index b) {
 // predict_graphs are.
 bool runs_serially();
 
+namespace detail {
+// rows(r0, rn) over rows [0, R) for gatkit's product kernel (core/gemm_kernel.hpp), whose rows do
+// not depend on the rows computed with them: on one thread all R at once, else chunks of
+// kRowChunk handed out dynamically.
+template <class Rows>
+void kernel_row_chunks(Eigen::Index R, Rows&& rows) {
+    if (runs_serially()) {
+        rows(Eigen::Index{0}, R);
+        return;
+    }
+    const Eigen::Index chunks = (R + kRowChunk - 1) / kRowChunk;
+#pragma omp parallel for schedule(dynamic, 1)
+    for (Eigen::Index c = 0; c < chunks; ++c) rows(c * kRowChunk, std::min(kRowChunk, R - c * kRowChunk));
+}
+}  // namespace detail
+
 // C (M×N) = A (M×K) · B (K×N), or C += … when accumulate.
 template <class T>
 void gemm_nn(const MatrixT<T>& A, const MatrixT<T>& B, MatrixT<T>& C, bool accumulate = false) {
@@ -65,18 +81,10 @@ void gemm_nn(const MatrixT<T>& A, const MatrixT<T>& B, MatrixT<T>& C, bool accum
     const Eigen::Index M = A.rows(), chunks = (M + kRowChunk - 1) / kRowChunk;
     if constexpr (std::is_same_v<T, float>) {
         if (detail::float_gemm_kernel()) {
-            // gatkit's kernel (core/gemm_kernel.hpp): a row's bits do not depend on the rows
-            // computed with it, so one thread takes the whole product at once.
             const Eigen::Index K = A.cols(), N = B.cols();
-            if (runs_serially()) {
-                detail::float_gemm(A.data(), K, B.data(), N, C.data(), N, M, N, K, accumulate);
-                return;
-            }
-#pragma omp parallel for schedule(dynamic, 1)
-            for (Eigen::Index c = 0; c < chunks; ++c) {
-                const Eigen::Index r0 = c * kRowChunk, rn = std::min(kRowChunk, M - r0);
+            detail::kernel_row_chunks(M, [&](Eigen::Index r0, Eigen::Index rn) {
                 detail::float_gemm(A.data() + r0 * K, K, B.data(), N, C.data() + r0 * N, N, rn, N, K, accumulate);
-            }
+            });
             return;
         }
     }
@@ -130,15 +138,9 @@ void gemm_tn(const MatrixT<T>& A, const MatrixT<T>& B, MatrixT<T>& C, bool accum
         // up to kKernelReduceRows (a molecule batch, Cora) a panel stays in L2.
         if (detail::float_gemm_kernel() && M <= kKernelReduceRows) {
             const Eigen::Index N = B.cols();
-            if (runs_serially()) {
-                detail::float_gemm_tn(A.data(), K, B.data(), N, C.data(), N, K, N, M, accumulate);
-                return;
-            }
-#pragma omp parallel for schedule(dynamic, 1)
-            for (Eigen::Index c = 0; c < chunks; ++c) {
-                const Eigen::Index r0 = c * kRowChunk, rn = std::min(kRowChunk, K - r0);
+            detail::kernel_row_chunks(K, [&](Eigen::Index r0, Eigen::Index rn) {
                 detail::float_gemm_tn(A.data() + r0, K, B.data(), N, C.data() + r0 * N, N, rn, N, M, accumulate);
-            }
+            });
             return;
         }
     }
@@ -181,15 +183,9 @@ void gemm_nt(const MatrixT<T>& A, const MatrixT<T>& B, MatrixT<T>& C, bool accum
             // below kKernelMinRowsNt rows costs more than the kernel gains over Eigen's product)
             const Eigen::Index K = B.rows(), N = A.cols();
             const MatrixT<T> Bt = B.transpose();
-            if (runs_serially()) {
-                detail::float_gemm(A.data(), N, Bt.data(), K, C.data(), K, M, K, N, accumulate);
-                return;
-            }
-#pragma omp parallel for schedule(dynamic, 1)
-            for (Eigen::Index c = 0; c < chunks; ++c) {
-                const Eigen::Index r0 = c * kRowChunk, rn = std::min(kRowChunk, M - r0);
+            detail::kernel_row_chunks(M, [&](Eigen::Index r0, Eigen::Index rn) {
                 detail::float_gemm(A.data() + r0 * N, N, Bt.data(), K, C.data() + r0 * K, K, rn, K, N, accumulate);
-            }
+            });
             return;
         }
     }
