@@ -100,6 +100,11 @@ TEST_CASE("gemm_nt and gemm_tn with the kernel: the definition, and the same bit
         gemm_tn(x, dy, dW);
         CHECK(same_bits(dx, dx_expect));
         CHECK(same_bits(dW, dW_expect));
+        // no rows at all (an empty batch): a reduction over nothing is zero, in every chunk
+        Matrix empty_dW;
+        gemm_tn(Matrix(0, 256), Matrix(0, 96), empty_dW);
+        REQUIRE(empty_dW.rows() == 256);
+        CHECK((empty_dW.array() == 0.0f).all());
     }
     set_thread_count(saved);
 }

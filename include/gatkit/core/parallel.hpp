@@ -4,8 +4,9 @@
 // thread count, which changes the summation order and so the last bits of the result. Here
 // every product is cut into fixed chunks of output rows (kRowChunk, independent of the thread
 // count); each chunk is one single-threaded product, and OpenMP hands chunks to threads. Float
-// gemm_nn uses gatkit's own kernel where the build has one (core/gemm_kernel.hpp), whose rows
-// do not depend on the chunking at all; the rest are Eigen products, one per chunk.
+// products use gatkit's own kernel where the build has one (core/gemm_kernel.hpp; gemm_nt from
+// kKernelMinRowsNt rows, gemm_tn up to kKernelReduceRows), whose rows do not depend on the
+// chunking at all; the rest are Eigen products, one per chunk.
 // Same inputs ⇒ same bits, with 1 or 2 (or 64) threads. Chunks are handed out dynamically, one
 // at a time: a molecule batch has only ~12 of them, and a thread that wakes late would otherwise
 // leave the others waiting for its fixed share (which thread computes a chunk changes no value).
@@ -139,7 +140,8 @@ void gemm_tn(const MatrixT<T>& A, const MatrixT<T>& B, MatrixT<T>& C, bool accum
         if (detail::float_gemm_kernel() && M <= kKernelReduceRows) {
             const Eigen::Index N = B.cols();
             detail::kernel_row_chunks(K, [&](Eigen::Index r0, Eigen::Index rn) {
-                detail::float_gemm_tn(A.data() + r0, K, B.data(), N, C.data() + r0 * N, N, rn, N, M, accumulate);
+                // with no rows A may have no storage (a null data pointer): no offset then
+                detail::float_gemm_tn(M > 0 ? A.data() + r0 : A.data(), K, B.data(), N, C.data() + r0 * N, N, rn, N, M, accumulate);
             });
             return;
         }
