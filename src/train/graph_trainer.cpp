@@ -166,6 +166,115 @@ GraphBatchData make_batch_data(const GraphDataset& data, const std::vector<std::
     return b;
 }
 
+std::vector<std::size_t> sub_batch_bounds(const GraphDataset& data, const std::vector<std::size_t>& graphs) {
+    const std::size_t n = graphs.size();
+    const std::size_t parts = std::max<std::size_t>(1, (n + kSubBatchGraphs - 1) / kSubBatchGraphs);
+    std::vector<std::size_t> bounds{0};
+    // nodes[k]: the nodes of graphs[0 .. k); cut s is the first position whose running count
+    // reaches s/parts of the total, leaving at least one graph to every sub-batch on either side.
+    std::vector<std::uint64_t> nodes(n + 1, 0);
+    for (std::size_t k = 0; k < n; ++k) nodes[k + 1] = nodes[k] + static_cast<std::uint64_t>(data.graphs[graphs[k]].x.rows());
+    for (std::size_t s = 1; s < parts; ++s) {
+        std::size_t k = bounds.back() + 1;
+        while (k < n - (parts - s) && nodes[k] * parts < nodes[n] * s) ++k;
+        bounds.push_back(k);
+    }
+    bounds.push_back(n);
+    return bounds;
+}
+
+SubBatchSteps::SubBatchSteps(Model& model, const ParameterList<float>& params, const GraphDataset& data, const GraphTrainOptions& o)
+    : model_(model), params_(params), slices_(params), data_(data), o_(o) {
+    const std::size_t most = (static_cast<std::size_t>(o.batch_size) + kSubBatchGraphs - 1) / kSubBatchGraphs;
+    replicas_.reserve(most > 0 ? most - 1 : 0);  // no reallocation: replica_params_ points into the replicas' layers
+    for (std::size_t k = 1; k < most; ++k) {
+        replicas_.emplace_back(model);
+        replica_params_.push_back(replicas_.back().parameters());
+    }
+}
+
+Matrix SubBatchSteps::forward(const std::vector<std::size_t>& chunk, Rng& rng) {
+    if (chunk.size() > static_cast<std::size_t>(o_.batch_size))
+        throw ConfigError("sub-batch steps: a batch of " + std::to_string(chunk.size()) + " graphs, the options' batch size is " +
+                          std::to_string(o_.batch_size));
+    bounds_ = sub_batch_bounds(data_, chunk);
+    const std::size_t parts = bounds_.size() - 1;
+    const std::uint64_t base = rng.peek_u64(1);
+    rngs_.clear();
+    for (std::size_t s = 0; s < parts && parts > 1; ++s) rngs_.emplace_back(base + s);
+    std::vector<std::uint64_t> before;
+    for (const Rng& r : rngs_) before.push_back(r.state());
+    batches_.resize(parts);
+    outs_.resize(parts);
+    each_part(parts, [&](std::size_t s) {
+        const std::vector<std::size_t> part(chunk.begin() + static_cast<std::ptrdiff_t>(bounds_[s]),
+                                            chunk.begin() + static_cast<std::ptrdiff_t>(bounds_[s + 1]));
+        GraphBatchData& b = batches_[s];
+        b = make_batch_data(data_, part);
+        Rng& r = parts == 1 ? rng : rngs_[s];
+        if (o_.augment) o_.augment(b.x, r);
+        outs_[s] = replica(s).forward(b.batch, b.x, &b.edge_attr, /*training=*/true, &r, &b.u);
+    });
+    for (std::size_t s = 0; s < rngs_.size(); ++s)
+        if (rngs_[s].state() != before[s]) {
+            rng.skip(1);
+            break;
+        }
+    if (parts == 1) return std::move(outs_.front());
+    Matrix out(static_cast<Eigen::Index>(chunk.size()), outs_.front().cols());
+    for (std::size_t s = 0; s < parts; ++s) out.middleRows(static_cast<Eigen::Index>(bounds_[s]), outs_[s].rows()) = outs_[s];
+    return out;
+}
+
+void SubBatchSteps::backward(const Matrix& dlogits) {
+    if (bounds_.size() < 2) throw ConfigError("sub-batch steps: backward without a forward");
+    const std::size_t parts = bounds_.size() - 1;
+    each_part(parts, [&](std::size_t s) {
+        if (s > 0) zero_grads(replica_params_[s - 1]);
+        const auto rows = static_cast<Eigen::Index>(bounds_[s + 1] - bounds_[s]);
+        replica(s).backward(parts == 1 ? dlogits : Matrix(dlogits.middleRows(static_cast<Eigen::Index>(bounds_[s]), rows)));
+    });
+    if (parts == 1) return;
+    slices_.for_each([&](const ParameterSlice& sl) {
+        float* g = params_[sl.param]->grad.data() + sl.begin;
+        for (std::size_t s = 1; s < parts; ++s) {
+            const float* r = replica_params_[s - 1][sl.param]->grad.data() + sl.begin;
+            for (Eigen::Index i = 0; i < sl.count; ++i) g[i] += r[i];
+        }
+    });
+}
+
+void SubBatchSteps::weights_stepped() {
+    if (replicas_.empty()) return;
+    slices_.for_each([&](const ParameterSlice& sl) {
+        const float* v = params_[sl.param]->value.data() + sl.begin;
+        for (const auto& rp : replica_params_) std::copy_n(v, sl.count, rp[sl.param]->value.data() + sl.begin);
+    });
+}
+
+void SubBatchSteps::each_part(std::size_t parts, const std::function<void(std::size_t)>& f) {
+    const int threads = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(thread_count()), parts));
+    if (threads <= 1) {
+        for (std::size_t s = 0; s < parts; ++s) f(s);
+        return;
+    }
+    std::exception_ptr failure;  // the first failing sub-batch's, whichever thread ran it
+    std::size_t failed_at = parts;
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
+    for (std::ptrdiff_t k = 0; k < static_cast<std::ptrdiff_t>(parts); ++k) {
+        try {
+            f(static_cast<std::size_t>(k));
+        } catch (...) {
+#pragma omp critical(gatkit_sub_batch_failure)
+            if (static_cast<std::size_t>(k) < failed_at) {
+                failed_at = static_cast<std::size_t>(k);
+                failure = std::current_exception();
+            }
+        }
+    }
+    if (failure) std::rethrow_exception(failure);
+}
+
 Matrix output_values(const std::string& target_type, const ModelInfo& info, Matrix y) {
     if (target_type == "binary") return (1.0f / (1.0f + (-y.array()).exp())).matrix();
     if (target_type == "multiclass") return softmax_rows(y);
@@ -394,6 +503,7 @@ GraphTrainResult train_graph_model(Model& model, const GraphDataset& data, const
         st.epoch_batches = batches;
         return st;
     };
+    SubBatchSteps steps(model, params, data, o);
     // A run resumed from a state that had already stopped early trains no further epoch.
     const bool stopped_early = loop.out_of_patience(o.patience) && !(resume && resume->batch_start > 0);
     for (int epoch = first_epoch; epoch <= o.epochs && !stopped_early; ++epoch) {
@@ -408,18 +518,16 @@ GraphTrainResult train_graph_model(Model& model, const GraphDataset& data, const
             if (start > 0 && stop_requested(o.checkpoint)) interrupt_training(o.checkpoint, state_inside(epoch - 1, start, loss_sum, batches));
             const std::vector<std::size_t> chunk(order.begin() + static_cast<std::ptrdiff_t>(start),
                                                  order.begin() + static_cast<std::ptrdiff_t>(std::min(order.size(), start + o.batch_size)));
-            GraphBatchData b = make_batch_data(data, chunk);
-            if (o.augment) o.augment(b.x, rng);
             const Matrix batch_targets = rows_of(targets, chunk);
+            // a batch with no label at all carries no signal
+            if (c.target_type != "multiclass" && batch_targets.array().isNaN().all()) continue;
             adam.zero_grad();
-            const Matrix out = model.forward(b.batch, b.x, &b.edge_attr, /*training=*/true, &rng, &b.u);
+            const Matrix out = steps.forward(chunk, rng);
             LossResult<float> loss;
             if (c.target_type == "binary") {
-                if (!batch_targets.array().isNaN().all()) loss = bce_with_logits(out, batch_targets);
-                else continue;  // a batch with no label at all carries no signal
+                loss = bce_with_logits(out, batch_targets);
             } else if (c.target_type == "regression") {
-                if (!batch_targets.array().isNaN().all()) loss = mse(out, batch_targets);
-                else continue;
+                loss = mse(out, batch_targets);
             } else {
                 std::vector<int> labels(chunk.size());
                 std::vector<NodeId> rows(chunk.size());
@@ -431,10 +539,11 @@ GraphTrainResult train_graph_model(Model& model, const GraphDataset& data, const
             }
             const StepPosition at{.epoch = epoch, .batch = static_cast<int>(start / o.batch_size) + 1, .batches = batches_per_epoch};
             guard.check_loss(loss.loss, at);
-            model.backward(loss.dlogits);
+            steps.backward(loss.dlogits);
             guard.check_gradients(at);
             adam.set_lr(scheduled_lr(o.schedule, o.adam.lr, adam.steps(), batches_per_epoch, o.epochs));
             adam.step();
+            steps.weights_stepped();
             loss_sum += loss.loss;
             ++batches;
         }

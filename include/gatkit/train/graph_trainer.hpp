@@ -86,6 +86,59 @@ struct GraphBatchData {
 // with_x false: x is left empty (0×0), for callers that read the graphs' features themselves.
 GraphBatchData make_batch_data(const GraphDataset& data, const std::vector<std::size_t>& graphs, bool with_x = true);
 
+// A training step runs in sub-batches (docs/design.md, "Training steps in sub-batches"): the
+// batch's graphs are cut into ceil(B / kSubBatchGraphs) consecutive runs of about equal node
+// count, a cut that depends on the data only, never on the thread count. Each sub-batch runs
+// forward and backward on its own replica of the model, the sub-batches in parallel; the loss is
+// the whole batch's, and the gradients are summed in sub-batch order, so the step's numbers are
+// the same for any number of threads.
+inline constexpr std::size_t kSubBatchGraphs = 16;
+// The sub-batches of `graphs` as positions: sub-batch s is [bounds[s], bounds[s + 1]), each
+// non-empty (bounds = {0, B} when B <= kSubBatchGraphs).
+std::vector<std::size_t> sub_batch_bounds(const GraphDataset& data, const std::vector<std::size_t>& graphs);
+
+// One training step in sub-batches, as train_graph_model takes it (a building block for callers
+// that run their own loop). Sub-batch 0 runs on the model itself, sub-batch s ≥ 1 on a replica:
+// a copy whose weights are the model's again after every weights_stepped(). The model and params
+// (model.parameters()), data and options must outlive this object.
+class SubBatchSteps {
+public:
+    // Makes ceil(o.batch_size / kSubBatchGraphs) − 1 replicas of the model.
+    SubBatchSteps(Model& model, const ParameterList<float>& params, const GraphDataset& data, const GraphTrainOptions& o);
+    // The training-mode outputs of a batch of at most o.batch_size graphs (B×T, in chunk
+    // order), each sub-batch's from its own forward; keeps each sub-batch's data for backward.
+    // Randomness (dropout keys, o.augment): a batch of one sub-batch draws from rng itself; with
+    // several, each draws from a generator of its own seeded from rng's next value, and rng moves
+    // past that value when some sub-batch drew (a step that draws nothing leaves rng as it was).
+    Matrix forward(const std::vector<std::size_t>& chunk, Rng& rng);
+    // dlogits (B×T, the whole batch's loss gradient) back through each sub-batch's replica; the
+    // model's gradients (zeroed by the caller) then hold the sum over the sub-batches, added in
+    // sub-batch order.
+    void backward(const Matrix& dlogits);
+    // After the optimiser step: every replica takes the model's new weights.
+    void weights_stepped();
+
+private:
+    Model& replica(std::size_t s) { return s == 0 ? model_ : replicas_[s - 1]; }
+    // f(s) for every sub-batch: one alone runs with every thread inside its kernels; several run
+    // side by side, one per thread at a time (their kernels on that thread, as nested parallel
+    // regions do). A sub-batch's numbers do not depend on which thread ran it. The exception of
+    // the first failing sub-batch is rethrown.
+    void each_part(std::size_t parts, const std::function<void(std::size_t)>& f);
+
+    Model& model_;
+    const ParameterList<float>& params_;
+    ParameterSlices slices_;
+    const GraphDataset& data_;
+    const GraphTrainOptions& o_;
+    std::vector<Model> replicas_;
+    std::vector<ParameterList<float>> replica_params_;
+    std::vector<std::size_t> bounds_;
+    std::vector<Rng> rngs_;
+    std::vector<GraphBatchData> batches_;
+    std::vector<Matrix> outs_;
+};
+
 // Raw model outputs → predictions: sigmoid (binary), softmax rows (multiclass), or values in
 // the original units (regression: info's target_mean/target_std undo the standardisation).
 Matrix output_values(const std::string& target_type, const ModelInfo& info, Matrix raw);
