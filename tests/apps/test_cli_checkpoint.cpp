@@ -201,6 +201,18 @@ TEST_CASE("gatkit train --resume: graph task, k epochs then resumed equals one r
     check_resume_matches(dir, graph_run(molecule_data(dir)), 3, 8);
 }
 
+TEST_CASE("gatkit train --resume: graph task with batches in several sub-batches, resumed equals one run", "[cli][checkpoint]") {
+    TempDir dir;
+    // The 24 molecules three times over: 36 training graphs, one batch of 36 = three sub-batches
+    // (kSubBatchGraphs 16), with dropout, so each sub-batch draws from its own generator.
+    const std::string one = read_text(molecule_data(dir));
+    const std::string rows = one.substr(one.find('\n') + 1);
+    const std::string data = dir.write("mols3.csv", one + rows + rows);
+    std::string run = graph_run(data);
+    run.replace(run.find("--batch-size 4"), std::string("--batch-size 4").size(), "--batch-size 36");
+    check_resume_matches(dir, run, 2, 8);
+}
+
 TEST_CASE("gatkit train --resume with --init-seed: resumed equals one run, another or no init seed is refused", "[cli][checkpoint]") {
     TempDir dir;
     const std::string run = graph_run(molecule_data(dir)) + " --init-seed 9";
