@@ -86,7 +86,7 @@ struct GraphBatchData {
 // with_x false: x is left empty (0×0), for callers that read the graphs' features themselves.
 GraphBatchData make_batch_data(const GraphDataset& data, const std::vector<std::size_t>& graphs, bool with_x = true);
 
-// A training step runs in sub-batches (docs/design.md, "Training steps in sub-batches"): the
+// A training step runs in sub-batches (docs/design.md, "Determinism"): the
 // batch's graphs are cut into ceil(B / kSubBatchGraphs) consecutive runs of about equal node
 // count, a cut that depends on the data only, never on the thread count. Each sub-batch runs
 // forward and backward on its own replica of the model, the sub-batches in parallel; the loss is
