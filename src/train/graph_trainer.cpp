@@ -28,6 +28,43 @@ Matrix rows_of(const Matrix& m, const std::vector<std::size_t>& rows) {
     return out;
 }
 
+// The threads that n independent items can use: thread_count(), at most n.
+int threads_for(std::ptrdiff_t n) { return static_cast<int>(std::min<std::ptrdiff_t>(thread_count(), n)); }
+
+// f(k, t) for every k in [0, n): in order on the calling thread (t = 0) when threads <= 1, else
+// on `threads` OpenMP threads (t: the thread's number), items handed out one at a time. The
+// kernels inside f then run on that one thread, as nested parallel regions do. The exception of
+// the lowest failing k reaches the caller (in parallel, once every item has run).
+template <class F>
+void for_each_item(std::ptrdiff_t n, int threads, F&& f) {
+    if (threads <= 1) {
+        for (std::ptrdiff_t k = 0; k < n; ++k) f(k, 0);
+        return;
+    }
+    std::exception_ptr failure;  // the first failing item's, whichever thread ran it
+    std::ptrdiff_t failed_at = n;
+#pragma omp parallel num_threads(threads)
+    {
+        const int t = omp_get_thread_num();
+#pragma omp for schedule(dynamic, 1)
+        for (std::ptrdiff_t k = 0; k < n; ++k) {
+            try {
+                f(k, t);
+            } catch (...) {
+#pragma omp critical(gatkit_for_each_item_failure)
+                if (k < failed_at) {
+                    failed_at = k;
+                    failure = std::current_exception();
+                }
+            }
+        }
+    }
+    if (failure) std::rethrow_exception(failure);
+}
+
+// Sub-batches of a batch of n graphs (sub_batch_bounds): ceil(n / kSubBatchGraphs), at least 1.
+std::size_t sub_batch_count(std::size_t n) { return std::max<std::size_t>(1, (n + kSubBatchGraphs - 1) / kSubBatchGraphs); }
+
 bool lower_is_better(const std::string& metric) { return metric == "loss" || metric == "rmse" || metric == "mae"; }
 
 // The validation loss that breaks ties in the selection metric: mean negative log-likelihood of
@@ -168,7 +205,7 @@ GraphBatchData make_batch_data(const GraphDataset& data, const std::vector<std::
 
 std::vector<std::size_t> sub_batch_bounds(const GraphDataset& data, const std::vector<std::size_t>& graphs) {
     const std::size_t n = graphs.size();
-    const std::size_t parts = std::max<std::size_t>(1, (n + kSubBatchGraphs - 1) / kSubBatchGraphs);
+    const std::size_t parts = sub_batch_count(n);
     std::vector<std::size_t> bounds{0};
     // nodes[k]: the nodes of graphs[0 .. k); cut s is the first position whose running count
     // reaches s/parts of the total, leaving at least one graph to every sub-batch on either side.
@@ -185,8 +222,8 @@ std::vector<std::size_t> sub_batch_bounds(const GraphDataset& data, const std::v
 
 SubBatchSteps::SubBatchSteps(Model& model, const ParameterList<float>& params, const GraphDataset& data, const GraphTrainOptions& o)
     : model_(model), params_(params), slices_(params), data_(data), o_(o) {
-    const std::size_t most = (static_cast<std::size_t>(o.batch_size) + kSubBatchGraphs - 1) / kSubBatchGraphs;
-    replicas_.reserve(most > 0 ? most - 1 : 0);  // no reallocation: replica_params_ points into the replicas' layers
+    const std::size_t most = sub_batch_count(static_cast<std::size_t>(std::max(o.batch_size, 1)));
+    replicas_.reserve(most - 1);  // no reallocation: replica_params_ points into the replicas' layers
     for (std::size_t k = 1; k < most; ++k) {
         replicas_.emplace_back(model);
         replica_params_.push_back(replicas_.back().parameters());
@@ -200,36 +237,40 @@ Matrix SubBatchSteps::forward(const std::vector<std::size_t>& chunk, Rng& rng) {
     bounds_ = sub_batch_bounds(data_, chunk);
     const std::size_t parts = bounds_.size() - 1;
     const std::uint64_t base = rng.peek_u64(1);
-    rngs_.clear();
-    for (std::size_t s = 0; s < parts && parts > 1; ++s) rngs_.emplace_back(base + s);
+    std::vector<Rng> rngs;
+    for (std::size_t s = 0; s < parts && parts > 1; ++s) rngs.emplace_back(base + s);
     std::vector<std::uint64_t> before;
-    for (const Rng& r : rngs_) before.push_back(r.state());
+    for (const Rng& r : rngs) before.push_back(r.state());
     batches_.resize(parts);
-    outs_.resize(parts);
-    each_part(parts, [&](std::size_t s) {
+    std::vector<Matrix> outs(parts);
+    const auto n = static_cast<std::ptrdiff_t>(parts);
+    for_each_item(n, threads_for(n), [&](std::ptrdiff_t k, int) {
+        const auto s = static_cast<std::size_t>(k);
         const std::vector<std::size_t> part(chunk.begin() + static_cast<std::ptrdiff_t>(bounds_[s]),
                                             chunk.begin() + static_cast<std::ptrdiff_t>(bounds_[s + 1]));
         GraphBatchData& b = batches_[s];
         b = make_batch_data(data_, part);
-        Rng& r = parts == 1 ? rng : rngs_[s];
+        Rng& r = parts == 1 ? rng : rngs[s];
         if (o_.augment) o_.augment(b.x, r);
-        outs_[s] = replica(s).forward(b.batch, b.x, &b.edge_attr, /*training=*/true, &r, &b.u);
+        outs[s] = replica(s).forward(b.batch, b.x, &b.edge_attr, /*training=*/true, &r, &b.u);
     });
-    for (std::size_t s = 0; s < rngs_.size(); ++s)
-        if (rngs_[s].state() != before[s]) {
+    for (std::size_t s = 0; s < rngs.size(); ++s)
+        if (rngs[s].state() != before[s]) {
             rng.skip(1);
             break;
         }
-    if (parts == 1) return std::move(outs_.front());
-    Matrix out(static_cast<Eigen::Index>(chunk.size()), outs_.front().cols());
-    for (std::size_t s = 0; s < parts; ++s) out.middleRows(static_cast<Eigen::Index>(bounds_[s]), outs_[s].rows()) = outs_[s];
+    if (parts == 1) return std::move(outs.front());
+    Matrix out(static_cast<Eigen::Index>(chunk.size()), outs.front().cols());
+    for (std::size_t s = 0; s < parts; ++s) out.middleRows(static_cast<Eigen::Index>(bounds_[s]), outs[s].rows()) = outs[s];
     return out;
 }
 
 void SubBatchSteps::backward(const Matrix& dlogits) {
     if (bounds_.size() < 2) throw ConfigError("sub-batch steps: backward without a forward");
     const std::size_t parts = bounds_.size() - 1;
-    each_part(parts, [&](std::size_t s) {
+    const auto n = static_cast<std::ptrdiff_t>(parts);
+    for_each_item(n, threads_for(n), [&](std::ptrdiff_t k, int) {
+        const auto s = static_cast<std::size_t>(k);
         if (s > 0) zero_grads(replica_params_[s - 1]);
         const auto rows = static_cast<Eigen::Index>(bounds_[s + 1] - bounds_[s]);
         replica(s).backward(parts == 1 ? dlogits : Matrix(dlogits.middleRows(static_cast<Eigen::Index>(bounds_[s]), rows)));
@@ -250,29 +291,6 @@ void SubBatchSteps::weights_stepped() {
         const float* v = params_[sl.param]->value.data() + sl.begin;
         for (const auto& rp : replica_params_) std::copy_n(v, sl.count, rp[sl.param]->value.data() + sl.begin);
     });
-}
-
-void SubBatchSteps::each_part(std::size_t parts, const std::function<void(std::size_t)>& f) {
-    const int threads = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(thread_count()), parts));
-    if (threads <= 1) {
-        for (std::size_t s = 0; s < parts; ++s) f(s);
-        return;
-    }
-    std::exception_ptr failure;  // the first failing sub-batch's, whichever thread ran it
-    std::size_t failed_at = parts;
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
-    for (std::ptrdiff_t k = 0; k < static_cast<std::ptrdiff_t>(parts); ++k) {
-        try {
-            f(static_cast<std::size_t>(k));
-        } catch (...) {
-#pragma omp critical(gatkit_sub_batch_failure)
-            if (static_cast<std::size_t>(k) < failed_at) {
-                failed_at = static_cast<std::size_t>(k);
-                failure = std::current_exception();
-            }
-        }
-    }
-    if (failure) std::rethrow_exception(failure);
 }
 
 Matrix output_values(const std::string& target_type, const ModelInfo& info, Matrix y) {
@@ -314,32 +332,9 @@ Matrix predict_graphs(Model& model, const GraphDataset& data, const std::vector<
     // the model (its kernels inside run on that one thread, as nested parallel regions do), so no
     // thread waits on the short parallel regions of a small batch. A batch's numbers do not
     // depend on which thread ran it, nor on the thread count.
-    const int threads = static_cast<int>(std::min<std::ptrdiff_t>(thread_count(), batches));
-    if (threads <= 1) {
-        for (std::ptrdiff_t k = 0; k < batches; ++k) run(model, k);
-        return out;
-    }
-    std::vector<Model> copies(static_cast<std::size_t>(threads - 1), model);
-    std::exception_ptr failure;  // the first failing batch's, whichever thread ran it
-    std::ptrdiff_t failed_at = batches;
-#pragma omp parallel num_threads(threads)
-    {
-        const int t = omp_get_thread_num();
-        Model& m = t == 0 ? model : copies[static_cast<std::size_t>(t - 1)];
-#pragma omp for schedule(dynamic, 1)
-        for (std::ptrdiff_t k = 0; k < batches; ++k) {
-            try {
-                run(m, k);
-            } catch (...) {
-#pragma omp critical(gatkit_predict_graphs_failure)
-                if (k < failed_at) {
-                    failed_at = k;
-                    failure = std::current_exception();
-                }
-            }
-        }
-    }
-    if (failure) std::rethrow_exception(failure);
+    const int threads = threads_for(batches);
+    std::vector<Model> copies(static_cast<std::size_t>(std::max(threads - 1, 0)), model);
+    for_each_item(batches, threads, [&](std::ptrdiff_t k, int t) { run(t == 0 ? model : copies[static_cast<std::size_t>(t - 1)], k); });
     return out;
 }
 

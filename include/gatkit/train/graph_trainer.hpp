@@ -120,11 +120,6 @@ public:
 
 private:
     Model& replica(std::size_t s) { return s == 0 ? model_ : replicas_[s - 1]; }
-    // f(s) for every sub-batch: one alone runs with every thread inside its kernels; several run
-    // side by side, one per thread at a time (their kernels on that thread, as nested parallel
-    // regions do). A sub-batch's numbers do not depend on which thread ran it. The exception of
-    // the first failing sub-batch is rethrown.
-    void each_part(std::size_t parts, const std::function<void(std::size_t)>& f);
 
     Model& model_;
     const ParameterList<float>& params_;
@@ -133,10 +128,8 @@ private:
     const GraphTrainOptions& o_;
     std::vector<Model> replicas_;
     std::vector<ParameterList<float>> replica_params_;
-    std::vector<std::size_t> bounds_;
-    std::vector<Rng> rngs_;
-    std::vector<GraphBatchData> batches_;
-    std::vector<Matrix> outs_;
+    std::vector<std::size_t> bounds_;        // the last forward's sub-batches
+    std::vector<GraphBatchData> batches_;    // their data, which the replicas' caches read in backward
 };
 
 // Raw model outputs → predictions: sigmoid (binary), softmax rows (multiclass), or values in
