@@ -5,6 +5,7 @@
 #include <zlib.h>
 
 #include <fstream>
+#include <numeric>
 #include <stdexcept>
 #include <unistd.h>
 
@@ -34,6 +35,12 @@ GraphDataset random_graph_dataset(int count, std::uint64_t seed) {
     }
     d.target_names = {"positive"};
     return d;
+}
+
+std::vector<std::size_t> first_graphs(std::size_t n) {
+    std::vector<std::size_t> out(n);
+    std::iota(out.begin(), out.end(), std::size_t{0});
+    return out;
 }
 
 GraphFitOptions tiny_graph_fit() {

@@ -27,6 +27,8 @@ MatrixT<T> random_matrix(Eigen::Index rows, Eigen::Index cols, Rng& rng) {
 // `count` small random graphs (3 to 7 nodes, 4 features, no edge features) whose one binary
 // target says whether the graph's features sum above 0.
 GraphDataset random_graph_dataset(int count, std::uint64_t seed = 21);
+// The positions 0, 1, …, n − 1 (every graph of a data set of n, in order).
+std::vector<std::size_t> first_graphs(std::size_t n);
 // A small graph model for random_graph_dataset: 2 layers × 2 heads × 4, an 8-wide MLP head, no
 // edge features.
 GraphFitOptions tiny_graph_fit();

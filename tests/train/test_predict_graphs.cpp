@@ -26,12 +26,6 @@ GraphDataset dataset_with_edge_features(int count) {
     return data;
 }
 
-std::vector<std::size_t> all_graphs(const GraphDataset& data) {
-    std::vector<std::size_t> out(data.size());
-    for (std::size_t i = 0; i < out.size(); ++i) out[i] = i;
-    return out;
-}
-
 Matrix forward_of(Model& model, const GraphDataset& data, const std::vector<std::size_t>& graphs) {
     const GraphBatchData b = make_batch_data(data, graphs);
     return model.forward(b.batch, b.x, &b.edge_attr, /*training=*/false, nullptr, &b.u);
@@ -47,7 +41,7 @@ TEST_CASE("A copy of a model computes what the original does and owns its parame
     fit.edge_features = true;
     fit.model.block = block;
     Model original = make_graph_model(data, fit, 3);
-    const std::vector<std::size_t> graphs = all_graphs(data);
+    const std::vector<std::size_t> graphs = test::first_graphs(data.size());
     const Matrix before = forward_of(original, data, graphs);
 
     Model copy(original);
@@ -103,6 +97,6 @@ TEST_CASE("predict_graphs hands a failing batch's error to the caller, with 2 th
     for (const int threads : {1, 2}) {
         CAPTURE(threads);
         const ThreadScope scope(threads);
-        CHECK_THROWS_AS(predict_graphs(model, data, all_graphs(data), 3), ShapeError);
+        CHECK_THROWS_AS(predict_graphs(model, data, test::first_graphs(data.size()), 3), ShapeError);
     }
 }

@@ -13,18 +13,12 @@
 
 #include <catch2/catch.hpp>
 
-#include <numeric>
 #include <vector>
 
 using namespace gatkit;
+using gatkit::test::first_graphs;
 
 namespace {
-
-std::vector<std::size_t> first_graphs(std::size_t n) {
-    std::vector<std::size_t> out(n);
-    std::iota(out.begin(), out.end(), std::size_t{0});
-    return out;
-}
 
 std::vector<Matrix> grads_of(Model& model) {
     std::vector<Matrix> out;
