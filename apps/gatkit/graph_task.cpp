@@ -54,8 +54,10 @@ std::string number(double v) {
 // Morgan bits of every graph of a molecule data set (parsed again from its SMILES).
 std::vector<std::vector<std::uint32_t>> fingerprints(const std::vector<std::string>& smiles) {
     std::vector<std::vector<std::uint32_t>> bits(smiles.size());
-#pragma omp parallel for schedule(dynamic, 64)
-    for (std::size_t i = 0; i < smiles.size(); ++i) bits[i] = chem::morgan_bits(*chem::parse_smiles(smiles[i]));
+    for_each_item(static_cast<std::ptrdiff_t>(smiles.size()), {.chunk = 64}, [&](std::ptrdiff_t i) {
+        const auto k = static_cast<std::size_t>(i);
+        bits[k] = chem::morgan_bits(*chem::parse_smiles(smiles[k]));
+    });
     return bits;
 }
 

@@ -3,6 +3,7 @@
 #include "gatkit/chem/featurize.hpp"
 #include "gatkit/chem/smiles.hpp"
 #include "gatkit/core/error.hpp"
+#include "gatkit/core/parallel.hpp"
 #include "gatkit/io/csv.hpp"
 #include "gatkit/io/text_reader.hpp"
 
@@ -366,25 +367,17 @@ MoleculeTable load_rows_in_chunks(const std::string& path, const MoleculeReadOpt
     for (std::size_t first = 0; first < rows.size(); first += step) {
         const std::size_t last = std::min(rows.size(), first + step);
         // Parse and featurise in parallel; each row writes only its own slot, so the result does
-        // not depend on the thread count. Exceptions cannot leave an OpenMP region: keep the first.
-        const auto n = static_cast<long>(last - first);
+        // not depend on the thread count. A row's own problem is its error; what escapes
+        // (out of memory) ends the load with the exception of the lowest such row.
         std::vector<Parsed> parsed(last - first);
-        std::exception_ptr fatal;
-#pragma omp parallel for schedule(dynamic, 8)
-        for (long i = 0; i < n; ++i) {
+        for_each_item(static_cast<std::ptrdiff_t>(last - first), {.chunk = 8}, [&](std::ptrdiff_t i) {
             const Pending& row = rows[first + static_cast<std::size_t>(i)];
-            if (!row.error.empty()) {
-                parsed[i].error = row.error;
-                continue;
-            }
-            try {
-                parsed[i] = sdf ? parse_sdf_record(row) : parse_smiles_row(row);
-            } catch (...) {
-#pragma omp critical(gatkit_load_molecules)
-                if (!fatal) fatal = std::current_exception();
-            }
-        }
-        if (fatal) std::rethrow_exception(fatal);
+            Parsed& out = parsed[static_cast<std::size_t>(i)];
+            if (!row.error.empty())
+                out.error = row.error;
+            else
+                out = sdf ? parse_sdf_record(row) : parse_smiles_row(row);
+        });
 
         GraphDataset part;  // this chunk's graphs, when they go to `consume`
         GraphDataset& into = consume ? part : data;

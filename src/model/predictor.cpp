@@ -6,6 +6,7 @@
 #include "gatkit/chem/smiles.hpp"
 #include "gatkit/core/parallel.hpp"
 #include "gatkit/graph/build.hpp"
+#include "gatkit/io/text_reader.hpp"
 #include "gatkit/model/model_file.hpp"
 #include "gatkit/nn/masks.hpp"
 #include "gatkit/nn/positional.hpp"
@@ -16,7 +17,9 @@
 #include <GraphMol/ROMol.h>
 
 #include <algorithm>
+#include <exception>
 #include <limits>
+#include <new>
 #include <numeric>
 
 namespace gatkit {
@@ -151,9 +154,13 @@ Featurized featurize_all(std::size_t n, bool fingerprints, const std::string& mo
     std::vector<GraphSample> samples(n);
     std::vector<std::vector<std::uint32_t>> bits(fingerprints ? n : 0);
     f.errors.assign(n, "");
-#pragma omp parallel for schedule(dynamic, 16)
-    for (std::size_t i = 0; i < n; ++i) {
+    // One molecule's failure is its error row: gatkit's own errors (an invalid SMILES) and what
+    // RDKit throws on a molecule it cannot handle (a caller's unsanitised molecule has no ring
+    // information). Running out of memory ends the call (for_each_item: the lowest such row).
+    for_each_item(static_cast<std::ptrdiff_t>(n), {.chunk = 16}, [&](std::ptrdiff_t k) {
+        const auto i = static_cast<std::size_t>(k);
         try {
+            chem::RdkitLogCapture log;  // what RDKit logs on the way is not printed; the exception is the reason
             const auto [owned, mol] = get_mol(i);
             if (fingerprints)
                 bits[i] = chem::morgan_bits(*mol);
@@ -165,8 +172,12 @@ Featurized featurize_all(std::size_t n, bool fingerprints, const std::string& mo
             }
         } catch (const Error& e) {
             f.errors[i] = e.what();
+        } catch (const std::bad_alloc&) {
+            throw;
+        } catch (const std::exception& e) {
+            f.errors[i] = "RDKit failed on this molecule: " + clip(e.what(), 300);
         }
-    }
+    });
     f.graph_of_input.assign(n, -1);
     for (std::size_t i = 0; i < n; ++i) {
         if (!f.errors[i].empty()) continue;

@@ -1,6 +1,7 @@
 #include "gatkit/nn/positional.hpp"
 
 #include "gatkit/core/error.hpp"
+#include "gatkit/core/parallel.hpp"
 #include "gatkit/graph/algorithms.hpp"
 
 #include <Eigen/Eigenvalues>
@@ -286,32 +287,24 @@ LaplacianPe laplacian_pe(const Graph& graph, const LaplacianPeOptions& options) 
 
     MatrixT<double> vectors = MatrixT<double>::Zero(n, k);
     MatrixT<double> values = MatrixT<double>::Zero(n, k);
-    std::vector<std::exception_ptr> failures(static_cast<std::size_t>(count));
     // Each component is solved on one thread and writes only its own rows: the same bits for
-    // any thread count (Eigen itself runs single-threaded, EIGEN_DONT_PARALLELIZE).
-#pragma omp parallel for schedule(dynamic, 1)
-    for (NodeId o = 0; o < count; ++o) {
-        const NodeId c = order[o];
+    // any thread count (Eigen itself runs single-threaded, EIGEN_DONT_PARALLELIZE). A failure is
+    // reported for the first failing component in this order, whatever the threads.
+    for_each_item(static_cast<std::ptrdiff_t>(count), [&](std::ptrdiff_t o) {
+        const NodeId c = order[static_cast<std::size_t>(o)];
         const auto& nodes = components[c].nodes;
         const auto size = static_cast<NodeId>(nodes.size());
-        if (size < 2) continue;  // an isolated node has no non-zero eigenvalue: zeros
-        try {
-            const bool dense = size <= options.dense_max_nodes || size < sparse_min_nodes(k);
-            Eigenpairs pairs = dense ? solve_dense(adj, nodes, local, inv_sqrt_degree, k)
-                                     : solve_sparse(adj, nodes, local, inv_sqrt_degree, k);
-            for (Eigen::Index j = 0; j < pairs.values.size(); ++j) {
-                fix_sign(pairs.vectors.col(j));
-                for (NodeId a = 0; a < size; ++a) {
-                    vectors(nodes[a], j) = pairs.vectors(a, j);
-                    values(nodes[a], j) = pairs.values[j];
-                }
+        if (size < 2) return;  // an isolated node has no non-zero eigenvalue: zeros
+        const bool dense = size <= options.dense_max_nodes || size < sparse_min_nodes(k);
+        Eigenpairs pairs = dense ? solve_dense(adj, nodes, local, inv_sqrt_degree, k) : solve_sparse(adj, nodes, local, inv_sqrt_degree, k);
+        for (Eigen::Index j = 0; j < pairs.values.size(); ++j) {
+            fix_sign(pairs.vectors.col(j));
+            for (NodeId a = 0; a < size; ++a) {
+                vectors(nodes[a], j) = pairs.vectors(a, j);
+                values(nodes[a], j) = pairs.values[j];
             }
-        } catch (...) {
-            failures[c] = std::current_exception();
         }
-    }
-    for (const auto& failure : failures)
-        if (failure) std::rethrow_exception(failure);  // the lowest component id, whatever the threads
+    });
     return {vectors.cast<float>(), values.cast<float>()};
 }
 

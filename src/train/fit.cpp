@@ -16,6 +16,8 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <exception>
+#include <new>
 
 namespace gatkit {
 
@@ -57,17 +59,20 @@ std::vector<std::string> try_add_molecule_features(GraphDataset& data, const std
                           " has none");
     const auto width = static_cast<Eigen::Index>(chem::molecule_feature_names(kind).size());
     const auto n = static_cast<std::ptrdiff_t>(data.size());
-#pragma omp parallel for schedule(dynamic, 16)
-    for (std::ptrdiff_t i = 0; i < n; ++i) {
+    // A molecule RDKit fails on gets its error (and zeros); out of memory ends the call.
+    for_each_item(n, {.chunk = 16}, [&](std::ptrdiff_t i) {
         const auto k = static_cast<std::size_t>(i);
         try {
+            chem::RdkitLogCapture log;  // the exception, not RDKit's log text, is the reason
             const std::vector<float> v = chem::molecule_features(*chem::parse_smiles(data.smiles[k]), kind);
             data.graphs[k].u = Eigen::Map<const Matrix>(v.data(), 1, static_cast<Eigen::Index>(v.size()));
-        } catch (const Error& e) {
+        } catch (const std::bad_alloc&) {
+            throw;
+        } catch (const std::exception& e) {
             errors[k] = "molecule features (" + kind + "): " + e.what();
             data.graphs[k].u = Matrix::Zero(1, width);
         }
-    }
+    });
     return errors;
 }
 
@@ -148,8 +153,10 @@ std::vector<IndexSplit> split_graphs(const GraphDataset& data, const std::string
     if (kind == "scaffold") {
         if (data.smiles.empty()) throw ConfigError("--split scaffold needs molecules (SMILES), not " + data.name);
         std::vector<std::string> scaffolds(data.size());
-#pragma omp parallel for schedule(dynamic, 64)
-        for (std::size_t i = 0; i < data.size(); ++i) scaffolds[i] = chem::murcko_scaffold(*chem::parse_smiles(data.smiles[i]));
+        for_each_item(static_cast<std::ptrdiff_t>(data.size()), {.chunk = 64}, [&](std::ptrdiff_t i) {
+            const auto k = static_cast<std::size_t>(i);
+            scaffolds[k] = chem::murcko_scaffold(*chem::parse_smiles(data.smiles[k]));
+        });
         return {scaffold_split(scaffolds, sizes, rng)};
     }
     if (kind.rfind("kfold:", 0) == 0) {

@@ -11,12 +11,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <exception>
 #include <limits>
 #include <tuple>
 #include <utility>
-
-#include <omp.h>
 
 namespace gatkit {
 
@@ -26,40 +23,6 @@ Matrix rows_of(const Matrix& m, const std::vector<std::size_t>& rows) {
     Matrix out(static_cast<Eigen::Index>(rows.size()), m.cols());
     for (std::size_t k = 0; k < rows.size(); ++k) out.row(static_cast<Eigen::Index>(k)) = m.row(static_cast<Eigen::Index>(rows[k]));
     return out;
-}
-
-// The threads that n independent items can use: thread_count(), at most n.
-int threads_for(std::ptrdiff_t n) { return static_cast<int>(std::min<std::ptrdiff_t>(thread_count(), n)); }
-
-// f(k, t) for every k in [0, n): in order on the calling thread (t = 0) when threads <= 1, else
-// on `threads` OpenMP threads (t: the thread's number), items handed out one at a time. The
-// kernels inside f then run on that one thread, as nested parallel regions do. The exception of
-// the lowest failing k reaches the caller (in parallel, once every item has run).
-template <class F>
-void for_each_item(std::ptrdiff_t n, int threads, F&& f) {
-    if (threads <= 1) {
-        for (std::ptrdiff_t k = 0; k < n; ++k) f(k, 0);
-        return;
-    }
-    std::exception_ptr failure;  // the first failing item's, whichever thread ran it
-    std::ptrdiff_t failed_at = n;
-#pragma omp parallel num_threads(threads)
-    {
-        const int t = omp_get_thread_num();
-#pragma omp for schedule(dynamic, 1)
-        for (std::ptrdiff_t k = 0; k < n; ++k) {
-            try {
-                f(k, t);
-            } catch (...) {
-#pragma omp critical(gatkit_for_each_item_failure)
-                if (k < failed_at) {
-                    failed_at = k;
-                    failure = std::current_exception();
-                }
-            }
-        }
-    }
-    if (failure) std::rethrow_exception(failure);
 }
 
 // Sub-batches of a batch of n graphs (sub_batch_bounds): ceil(n / kSubBatchGraphs), at least 1.
@@ -244,7 +207,7 @@ Matrix SubBatchSteps::forward(const std::vector<std::size_t>& chunk, Rng& rng) {
     batches_.resize(parts);
     std::vector<Matrix> outs(parts);
     const auto n = static_cast<std::ptrdiff_t>(parts);
-    for_each_item(n, threads_for(n), [&](std::ptrdiff_t k, int) {
+    for_each_item(n, [&](std::ptrdiff_t k) {
         const auto s = static_cast<std::size_t>(k);
         const std::vector<std::size_t> part(chunk.begin() + static_cast<std::ptrdiff_t>(bounds_[s]),
                                             chunk.begin() + static_cast<std::ptrdiff_t>(bounds_[s + 1]));
@@ -269,7 +232,7 @@ void SubBatchSteps::backward(const Matrix& dlogits) {
     if (bounds_.size() < 2) throw ConfigError("sub-batch steps: backward without a forward");
     const std::size_t parts = bounds_.size() - 1;
     const auto n = static_cast<std::ptrdiff_t>(parts);
-    for_each_item(n, threads_for(n), [&](std::ptrdiff_t k, int) {
+    for_each_item(n, [&](std::ptrdiff_t k) {
         const auto s = static_cast<std::size_t>(k);
         if (s > 0) zero_grads(replica_params_[s - 1]);
         const auto rows = static_cast<Eigen::Index>(bounds_[s + 1] - bounds_[s]);
@@ -332,9 +295,9 @@ Matrix predict_graphs(Model& model, const GraphDataset& data, const std::vector<
     // the model (its kernels inside run on that one thread, as nested parallel regions do), so no
     // thread waits on the short parallel regions of a small batch. A batch's numbers do not
     // depend on which thread ran it, nor on the thread count.
-    const int threads = threads_for(batches);
-    std::vector<Model> copies(static_cast<std::size_t>(std::max(threads - 1, 0)), model);
-    for_each_item(batches, threads, [&](std::ptrdiff_t k, int t) { run(t == 0 ? model : copies[static_cast<std::size_t>(t - 1)], k); });
+    const int threads = item_threads(batches);
+    std::vector<Model> copies(static_cast<std::size_t>(threads - 1), model);
+    for_each_item(batches, {.threads = threads}, [&](std::ptrdiff_t k, int t) { run(t == 0 ? model : copies[static_cast<std::size_t>(t - 1)], k); });
     return out;
 }
 

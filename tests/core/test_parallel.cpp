@@ -5,7 +5,16 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <omp.h>
 
 using namespace gatkit;
 using gatkit::test::random_matrix;
@@ -263,5 +272,87 @@ TEST_CASE("add_column_sums gives the one-thread row-order sums bit for bit with 
             add_column_sums(m, out);
             CHECK((out.array() == expect.array()).all());
         }
+    }
+}
+
+TEST_CASE("for_each_item runs every item once, on at most item_threads threads, with 1 and 2 threads", "[core][parallel]") {
+    ThreadCountGuard guard;
+    for (const int threads : {1, 2}) {
+        set_thread_count(threads);
+        CHECK(item_threads(0) == 1);
+        CHECK(item_threads(1) == 1);
+        CHECK(item_threads(100) == threads);
+        CHECK(item_threads(100, 1) == 1);
+        CHECK(item_threads(100, 8) == threads);  // never more than thread_count()
+        CHECK_THROWS_AS(item_threads(10, -1), ConfigError);
+        for (const std::ptrdiff_t chunk : {std::ptrdiff_t{1}, std::ptrdiff_t{8}}) {
+            INFO("threads=" << threads << " chunk=" << chunk);
+            const std::ptrdiff_t n = 203;
+            std::vector<int> runs(static_cast<std::size_t>(n), 0), thread_of(static_cast<std::size_t>(n), -1);
+            for_each_item(n, {.chunk = chunk}, [&](std::ptrdiff_t k, int t) {
+                runs[static_cast<std::size_t>(k)] += 1;  // each item on one thread: no race
+                thread_of[static_cast<std::size_t>(k)] = t;
+            });
+            CHECK(std::all_of(runs.begin(), runs.end(), [](int r) { return r == 1; }));
+            CHECK(std::all_of(thread_of.begin(), thread_of.end(), [&](int t) { return t >= 0 && t < item_threads(n); }));
+        }
+        int calls = 0;
+        for_each_item(0, [&](std::ptrdiff_t) { ++calls; });  // nothing to do
+        CHECK(calls == 0);
+    }
+}
+
+TEST_CASE("for_each_item reports the lowest failing item, whatever the threads and timing", "[core][parallel]") {
+    ThreadCountGuard guard;
+    // Items 3 and 40 fail. Item 3 fails only after a pause, so with two threads item 40 (taken
+    // by the other thread) has failed first in time: the rule is the item's position, not time.
+    struct Failed : std::runtime_error {
+        std::ptrdiff_t item;
+        explicit Failed(std::ptrdiff_t k) : std::runtime_error("item " + std::to_string(k)), item(k) {}
+    };
+    for (const int threads : {1, 2}) {
+        set_thread_count(threads);
+        for (const std::ptrdiff_t chunk : {std::ptrdiff_t{1}, std::ptrdiff_t{4}}) {
+            INFO("threads=" << threads << " chunk=" << chunk);
+            for (int rep = 0; rep < 5; ++rep) {
+                std::ptrdiff_t reported = -1;
+                try {
+                    for_each_item(64, {.chunk = chunk}, [&](std::ptrdiff_t k) {
+                        if (k == 3) {
+                            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+                            throw Failed(3);
+                        }
+                        if (k == 40) throw Failed(40);
+                    });
+                } catch (const Failed& e) {
+                    reported = e.item;
+                }
+                CHECK(reported == 3);
+            }
+        }
+    }
+}
+
+TEST_CASE("for_each_item inside a parallel region runs its items on the calling thread, in order", "[core][parallel]") {
+    ThreadCountGuard guard;
+    set_thread_count(2);
+    std::vector<std::vector<std::ptrdiff_t>> seen(2);
+    std::vector<int> inner_threads(2, 0), team(2, 0);
+#pragma omp parallel num_threads(2)
+    {
+        const auto outer = static_cast<std::size_t>(omp_get_thread_num());
+        team[outer] = omp_get_num_threads();
+        inner_threads[outer] = item_threads(50);
+        for_each_item(50, [&](std::ptrdiff_t k, int t) {
+            // this thread's own list: it alone runs these items (Catch's checks stay outside)
+            seen[outer].push_back(t == 0 ? k : -1);
+        });
+    }
+    std::vector<std::ptrdiff_t> in_order(50);
+    std::iota(in_order.begin(), in_order.end(), 0);
+    for (std::size_t t = 0; t < 2; ++t) {
+        if (team[t] < 2) continue;  // the region had one thread: not nested in an active region
+        CHECK(inner_threads[t] == 1);
+        CHECK(seen[t] == in_order);
     }
 }

@@ -12,12 +12,16 @@
 #include "gatkit/train/loss.hpp"
 
 #include <GraphMol/ROMol.h>
+#include <GraphMol/RWMol.h>
+#include <GraphMol/SmilesParse/SmilesParse.h>
 #include <boost/graph/adjacency_list.hpp>
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <map>
+#include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -135,6 +139,45 @@ TEST_CASE("Predictor predicts SMILES with one row per input and the reason for i
     CHECK_THROWS_AS(p.predict_graph(s.graph, s.x, nullptr), ShapeError);
     CHECK_THROWS_AS(p.predict_graph(s.graph, s.x.leftCols(3), &s.edge_attr), ShapeError);
     CHECK_THROWS_AS(p.predict_graph_bgl(bgl, s.x, &s.edge_attr), ShapeError);
+}
+
+TEST_CASE("Predictor turns what RDKit throws on a caller's molecule into that row's error", "[api]") {
+    TempDir dir;
+    Predictor p = Predictor::load(trained_model(dir), {.threads = 2});
+    // A molecule parsed without sanitising has no ring information and no implicit valences:
+    // featurising it throws RDKit's own exception, not a gatkit error (the premise).
+    RDKit::SmilesParserParams raw_params;
+    raw_params.sanitize = false;
+    raw_params.removeHs = false;  // removing Hs would compute the valences
+    std::vector<std::unique_ptr<RDKit::RWMol>> raw;
+    for (int k = 0; k < 4; ++k) raw.emplace_back(RDKit::SmilesToMol("c1ccccc1O", raw_params));
+    REQUIRE(raw.front());
+    bool rdkit_threw = false;
+    try {
+        (void)chem::featurize_molecule(*raw.front());
+    } catch (const Error&) {
+    } catch (const std::exception&) {
+        rdkit_threw = true;
+    }
+    REQUIRE(rdkit_threw);
+    // Among 40 good molecules on two threads (items in several chunks): before, the exception
+    // left the OpenMP region and ended the program; now those rows carry the reason.
+    const auto good = chem::parse_smiles("CCN");
+    std::vector<const RDKit::ROMol*> mols;
+    for (int i = 0; i < 40; ++i) mols.push_back(i % 10 == 3 ? raw[static_cast<std::size_t>(i / 10)].get() : good.get());
+    const Predictions r = p.predict_molecules(mols);
+    REQUIRE(r.values.rows() == 40);
+    for (std::size_t i = 0; i < 40; ++i) {
+        INFO("row " << i);
+        if (i % 10 == 3) {
+            CHECK_FALSE(r.ok(i));
+            CHECK_THAT(r.errors[i], Catch::StartsWith("RDKit failed on this molecule: "));
+            CHECK(std::isnan(r.values(static_cast<Eigen::Index>(i), 0)));
+        } else {
+            CHECK(r.ok(i));
+            CHECK(r.values(static_cast<Eigen::Index>(i), 0) == r.values(0, 0));
+        }
+    }
 }
 
 TEST_CASE("Predictor gives graph embeddings, node embeddings and attention that sums to one", "[api]") {

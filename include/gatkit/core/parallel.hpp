@@ -18,8 +18,12 @@
 #include "gatkit/core/types.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <cstddef>
+#include <exception>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace gatkit {
@@ -42,6 +46,81 @@ public:
 private:
     int previous_ = 0;
 };
+
+// ---- independent items ---------------------------------------------------------------------
+// Work that splits into items, each computed on one thread and writing only its own results
+// (molecules to parse, batches to predict, components of a graph): for_each_item below. It is
+// the one place where such loops meet OpenMP, so they share its two rules:
+//  * an exception never leaves the OpenMP region (that would end the program with
+//    std::terminate): each item's is caught on its thread, and the caller gets the exception of
+//    the lowest failing item, whichever thread ran it and whenever it failed. Which error is
+//    reported therefore does not depend on the thread count or on timing;
+//  * which thread runs an item changes no value (the items are independent), so results are the
+//    same with any thread count.
+
+// How for_each_item hands out items.
+struct ItemSchedule {
+    int threads = 0;           // at most this many threads (0: thread_count())
+    std::ptrdiff_t chunk = 1;  // items handed out at a time; more for cheap items (a molecule)
+};
+
+// The threads for_each_item runs n items on: `threads` (0: thread_count()), at most
+// thread_count() and n, and 1 inside a parallel region (nested regions are inactive). A caller
+// that keeps per-thread state (a model copy per thread) sizes it with this.
+int item_threads(std::ptrdiff_t n, int threads = 0);
+
+namespace detail {
+int thread_number();  // omp_get_thread_num(): this thread's number in the innermost region
+
+template <class F>
+void call_item(F& f, std::ptrdiff_t k, int t) {
+    if constexpr (std::is_invocable_v<F&, std::ptrdiff_t, int>)
+        f(k, t);
+    else
+        f(k);
+}
+}  // namespace detail
+
+// f(k, t) (or f(k)) for every k in [0, n); t is the number of the thread running it, 0 … threads
+// − 1. On one thread (item_threads(n, how.threads) == 1) the items run in order on the calling
+// thread with t = 0, and the first exception stops the loop (it is the lowest failing item
+// then too). Else they run in an OpenMP region, handed out dynamically `how.chunk` at a time;
+// kernels inside f run on f's thread, as nested regions do. After a failure, items above the
+// lowest failing one found so far are skipped; the exception is rethrown when the region ends.
+template <class F>
+void for_each_item(std::ptrdiff_t n, ItemSchedule how, F&& f) {
+    const int threads = item_threads(n, how.threads);
+    if (threads <= 1) {
+        for (std::ptrdiff_t k = 0; k < n; ++k) detail::call_item(f, k, 0);
+        return;
+    }
+    const std::ptrdiff_t chunk = std::max<std::ptrdiff_t>(how.chunk, 1);
+    std::atomic<std::ptrdiff_t> failed_at{n};  // the lowest failing item so far (n: none)
+    std::exception_ptr failure;                // its exception
+#pragma omp parallel num_threads(threads)
+    {
+        const int t = detail::thread_number();
+#pragma omp for schedule(dynamic, chunk)
+        for (std::ptrdiff_t k = 0; k < n; ++k) {
+            if (k > failed_at.load(std::memory_order_relaxed)) continue;
+            try {
+                detail::call_item(f, k, t);
+            } catch (...) {
+#pragma omp critical(gatkit_for_each_item_failure)
+                if (k < failed_at.load(std::memory_order_relaxed)) {
+                    failed_at.store(k, std::memory_order_relaxed);
+                    failure = std::current_exception();
+                }
+            }
+        }
+    }
+    if (failure) std::rethrow_exception(failure);
+}
+
+template <class F>
+void for_each_item(std::ptrdiff_t n, F&& f) {
+    for_each_item(n, ItemSchedule{}, std::forward<F>(f));
+}
 
 inline constexpr Eigen::Index kRowChunk = 64;
 
