@@ -155,8 +155,8 @@ Featurized featurize_all(std::size_t n, bool fingerprints, const std::string& mo
     std::vector<std::vector<std::uint32_t>> bits(fingerprints ? n : 0);
     f.errors.assign(n, "");
     // One molecule's failure is its error row: gatkit's own errors (an invalid SMILES) and what
-    // RDKit throws on a molecule it cannot handle (a caller's unsanitised molecule has no ring
-    // information). Running out of memory ends the call (for_each_item: the lowest such row).
+    // RDKit throws on a molecule it cannot handle (a caller's unsanitised molecule has no implicit
+    // valences computed). Running out of memory ends the call (for_each_item: the lowest such row).
     for_each_item(static_cast<std::ptrdiff_t>(n), {.chunk = 16}, [&](std::ptrdiff_t k) {
         const auto i = static_cast<std::size_t>(k);
         try {

@@ -144,8 +144,9 @@ TEST_CASE("Predictor predicts SMILES with one row per input and the reason for i
 TEST_CASE("Predictor turns what RDKit throws on a caller's molecule into that row's error", "[api]") {
     TempDir dir;
     Predictor p = Predictor::load(trained_model(dir), {.threads = 2});
-    // A molecule parsed without sanitising has no ring information and no implicit valences:
-    // featurising it throws RDKit's own exception, not a gatkit error (the premise).
+    // A molecule parsed without sanitising has no implicit valences computed (ring information
+    // featurize_molecule perceives itself): featurising it throws RDKit's own precondition
+    // exception, not a gatkit error (the premise).
     RDKit::SmilesParserParams raw_params;
     raw_params.sanitize = false;
     raw_params.removeHs = false;  // removing Hs would compute the valences
