@@ -51,7 +51,7 @@ void ModelConfig::validate() const {
         if (mlp_hidden < 1) fail("mlp_hidden must be at least 1, got " + std::to_string(mlp_hidden));
     }
     if (task == "graph") {
-        parse_readout(readout);
+        parse_readouts(readout);
         if (mlp_hidden < 1) fail("mlp_hidden must be at least 1, got " + std::to_string(mlp_hidden));
         if (target_type != "binary" && target_type != "multiclass" && target_type != "regression")
             fail("target_type '" + target_type + "' (expected binary, multiclass or regression)");
@@ -65,8 +65,11 @@ double ModelConfig::parameter_bound() const {
     const double edge = edge_dim, in = in_features, deeper = std::max(layers - 1, 0);
     double total = 16 * (in + edge + width + 1) * (width + 1);          // first attention layer
     total += deeper * 16 * (2 * width + edge + 1) * (width + 1);        // the others
-    if (task != "node")  // readout gate and MLP head (graph), pair decoders (link, edge)
-        total += 2 * (width + 1) * (mlp_hidden + 1) + (mlp_hidden + 1) * (num_classes + 1) + static_cast<double>(graph_dim) * (mlp_hidden + 1);
+    // Readout gate and MLP head (graph; a joined readout such as mean+max widens the head's input
+    // once per kind), pair decoders (link, edge).
+    const double readouts = task == "graph" ? 1.0 + static_cast<double>(std::count(readout.begin(), readout.end(), '+')) : 1.0;
+    if (task != "node")
+        total += (1 + readouts) * (width + 1) * (mlp_hidden + 1) + (mlp_hidden + 1) * (num_classes + 1) + static_cast<double>(graph_dim) * (mlp_hidden + 1);
     total += static_cast<double>(num_nodes) * in;                       // embedding table
     if (pe != "none") total += in * in;                                 // positional-encoding projection (K × (F - K))
     return total;
@@ -110,8 +113,8 @@ Model::Model(const ModelConfig& config, std::uint64_t seed) : config_(config) {
     }
     pre_activation_.resize(layers_.size());
     if (graph_task) {
-        pool_ = std::make_unique<GraphPoolT<float>>(parse_readout(config_.readout), in, rng, "pool");
-        head_ = std::make_unique<MlpT<float>>(MlpOptions{.in = in + config_.graph_dim, .hidden = config_.mlp_hidden, .out = config_.num_classes,
+        pool_ = std::make_unique<GraphPoolT<float>>(parse_readouts(config_.readout), in, rng, "pool");
+        head_ = std::make_unique<MlpT<float>>(MlpOptions{.in = pool_->out_width() + config_.graph_dim, .hidden = config_.mlp_hidden, .out = config_.num_classes,
                                                          .dropout = config_.mlp_dropout},
                                               rng, "head");
     }

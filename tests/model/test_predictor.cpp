@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -179,6 +180,44 @@ TEST_CASE("Predictor turns what RDKit throws on a caller's molecule into that ro
             CHECK(r.values(static_cast<Eigen::Index>(i), 0) == r.values(0, 0));
         }
     }
+}
+
+TEST_CASE("A joined readout (mean+max) feeds the head both pools side by side and survives the model file", "[api][readout]") {
+    TempDir dir;
+    MoleculeTrainOptions o = small_options();
+    o.fit.model.readout = "mean+max";
+    MoleculeTrainResult r = train_molecules(dir.write("mols.csv", molecule_csv()), o);
+    const std::string path = dir.file("mm.gatkit");
+    save_model(path, r.model);
+    Predictor p = Predictor::load(path, {.threads = 1, .batch_size = 5});
+    CHECK(p.config().readout == "mean+max");
+    // The head's first weight takes 2 × (2 heads × 8 channels) rows.
+    bool head_is_wide = false;
+    for (auto* w : p.model().parameters())
+        if (w->name == "head.0.weight") head_is_wide = w->value.rows() == 32;
+    CHECK(head_is_wide);
+
+    const Matrix emb = p.graph_embeddings({"c1ccncc1"});
+    REQUIRE(emb.cols() == 32);
+    const auto mol = chem::parse_smiles("c1ccncc1");
+    const GraphSample s = chem::featurize_molecule(*mol);
+    const Matrix nodes = p.node_embeddings(s.graph, s.x, &s.edge_attr);
+    REQUIRE(nodes.cols() == 16);
+    CHECK(emb.leftCols(16).isApprox(nodes.colwise().mean(), 1e-5f));
+    CHECK(emb.rightCols(16) == nodes.colwise().maxCoeff());
+
+    // gatkit train takes the same option and writes the same model.
+    const Matrix trained = p.predict_smiles(kSmiles).values;
+    CHECK(trained.allFinite());
+    const auto cli = run_gatkit("train --task graph --data " + dir.file("mols.csv") + " --target-columns has_n --threads 1 --quiet --epochs 3 " +
+                                "--layers 2 --heads 2 --hidden 8 --mlp-hidden 8 --readout mean+max --out " + dir.file("cli.gatkit"));
+    REQUIRE(cli.exit_code == 0);
+    CHECK(Predictor::load(dir.file("cli.gatkit"), {.threads = 1, .batch_size = 5}).predict_smiles(kSmiles).values == trained);
+    const auto twice = run_gatkit("train --task graph --data " + dir.file("mols.csv") + " --target-columns has_n --quiet --epochs 1 " +
+                                  "--readout mean+mean --out " + dir.file("bad.gatkit"));
+    CHECK(twice.exit_code != 0);
+    CHECK_THAT(twice.err, Catch::Contains("'mean' twice"));
+    CHECK_FALSE(std::filesystem::exists(dir.file("bad.gatkit")));
 }
 
 TEST_CASE("Predictor gives graph embeddings, node embeddings and attention that sums to one", "[api]") {

@@ -7,6 +7,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 
 using namespace gatkit;
@@ -41,37 +42,69 @@ MatrixT<double> dense_pool(Readout kind, const std::vector<NodeId>& offsets, con
     return out;
 }
 
+// Several kinds side by side: each kind's reference in its own block of columns.
+MatrixT<double> dense_pool(const std::vector<Readout>& kinds, const std::vector<NodeId>& offsets, const MatrixT<double>& h,
+                           GraphPoolT<double>& pool) {
+    const Eigen::Index C = h.cols();
+    MatrixT<double> out(static_cast<Eigen::Index>(offsets.size()) - 1, C * static_cast<Eigen::Index>(kinds.size()));
+    for (std::size_t k = 0; k < kinds.size(); ++k) out.middleCols(static_cast<Eigen::Index>(k) * C, C) = dense_pool(kinds[k], offsets, h, pool);
+    return out;
+}
+
+// Every single kind, and joined readouts with and without the gate, in several orders.
+const std::vector<std::vector<Readout>> kKindSets = {
+    {Readout::mean},
+    {Readout::sum},
+    {Readout::max},
+    {Readout::attention},
+    {Readout::mean, Readout::max},
+    {Readout::max, Readout::sum, Readout::attention},
+    {Readout::attention, Readout::mean, Readout::sum, Readout::max},
+};
+
 }  // namespace
 
 TEST_CASE("readout names parse and print", "[nn][readout]") {
     for (const Readout r : {Readout::mean, Readout::sum, Readout::max, Readout::attention}) CHECK(parse_readout(to_string(r)) == r);
     CHECK_THROWS_WITH(parse_readout("median"), Catch::Contains("'median'") && Catch::Contains("attention"));
+    for (const auto& kinds : kKindSets) CHECK(parse_readouts(to_string(kinds)) == kinds);
+    CHECK(to_string(std::vector<Readout>{Readout::mean, Readout::max}) == "mean+max");
+    CHECK(parse_readouts("max+mean") == std::vector<Readout>{Readout::max, Readout::mean});
+    CHECK_THROWS_WITH(parse_readouts("mean+median"), Catch::Contains("'median'"));
+    CHECK_THROWS_WITH(parse_readouts("mean+max+mean"), Catch::Contains("'mean+max+mean'") && Catch::Contains("'mean' twice"));
+    CHECK_THROWS_WITH(parse_readouts("mean+"), Catch::Contains("empty part"));
+    CHECK_THROWS_WITH(parse_readouts("+max"), Catch::Contains("empty part"));
+    CHECK_THROWS_WITH(parse_readouts(""), Catch::Contains("empty part"));
 }
 
-TEST_CASE("GraphPool equals the per-graph reference for every kind", "[nn][readout]") {
-    for (const Readout kind : {Readout::mean, Readout::sum, Readout::max, Readout::attention}) {
-        CAPTURE(to_string(kind));
+TEST_CASE("GraphPool equals the per-graph reference for every kind and joined kinds", "[nn][readout]") {
+    for (const auto& kinds : kKindSets) {
+        CAPTURE(to_string(kinds));
         Rng rng(31);
-        GraphPoolT<double> pool(kind, 5, rng);
-        if (kind == Readout::attention) pool.gate_nn().bias().value(0, 0) = 0.7;
+        GraphPoolT<double> pool(kinds, 5, rng);
+        CHECK(pool.kinds() == kinds);
+        for (const Readout kind : kinds)
+            if (kind == Readout::attention) pool.gate_nn().bias().value(0, 0) = 0.7;
         const MatrixT<double> h = random_matrix<double>(8, 5, rng) * 3.0;
         GraphPoolCache<double> cache;
         const MatrixT<double> out = pool.forward(kOffsets, h, cache);
         REQUIRE(out.rows() == 4);
-        REQUIRE(out.cols() == 5);
-        CHECK((out - dense_pool(kind, kOffsets, h, pool)).cwiseAbs().maxCoeff() < 1e-12);
+        REQUIRE(out.cols() == 5 * static_cast<Eigen::Index>(kinds.size()));
+        CHECK(pool.out_width() == out.cols());
+        CHECK((out - dense_pool(kinds, kOffsets, h, pool)).cwiseAbs().maxCoeff() < 1e-12);
         CHECK(out.row(1).cwiseAbs().maxCoeff() == 0.0);  // the empty graph pools to 0
     }
 }
 
 TEST_CASE("GraphPool gradients match finite differences (h and gate_nn)", "[nn][readout][gradcheck]") {
-    for (const Readout kind : {Readout::mean, Readout::sum, Readout::max, Readout::attention}) {
-        CAPTURE(to_string(kind));
+    for (const auto& kinds : kKindSets) {
+        CAPTURE(to_string(kinds));
+        const bool gated = std::find(kinds.begin(), kinds.end(), Readout::attention) != kinds.end();
         Rng rng(37);
-        GraphPoolT<double> pool(kind, 4, rng);
-        if (kind == Readout::attention) pool.gate_nn().bias().value(0, 0) = -0.3;
+        GraphPoolT<double> pool(kinds, 4, rng);
+        if (gated) pool.gate_nn().bias().value(0, 0) = -0.3;
         MatrixT<double> h = random_matrix<double>(8, 4, rng);  // distinct values: max is differentiable
-        const MatrixT<double> weights = random_matrix<double>(4, 4, rng);
+        const MatrixT<double> weights = random_matrix<double>(4, pool.out_width(), rng);
         auto loss = [&] {
             GraphPoolCache<double> c;
             return (pool.forward(kOffsets, h, c).array() * weights.array()).sum();
@@ -80,7 +113,7 @@ TEST_CASE("GraphPool gradients match finite differences (h and gate_nn)", "[nn][
         pool.forward(kOffsets, h, cache);
         ParameterList<double> params;
         pool.parameters(params);
-        REQUIRE(params.size() == (kind == Readout::attention ? 2u : 0u));
+        REQUIRE(params.size() == (gated ? 2u : 0u));
         test::prefill_grads(params);
         const MatrixT<double> dh = pool.backward(weights, cache);
         const auto pr = test::check_parameter_gradients(params, loss);
@@ -132,17 +165,17 @@ TEST_CASE("GraphPool attention weights sum to 1 per graph and survive large gate
 }
 
 TEST_CASE("GraphPool: empty graphs give zero outputs and zero gradients", "[nn][readout]") {
-    for (const Readout kind : {Readout::mean, Readout::sum, Readout::max, Readout::attention}) {
-        CAPTURE(to_string(kind));
+    for (const auto& kinds : kKindSets) {
+        CAPTURE(to_string(kinds));
         Rng rng(3);
-        GraphPoolT<double> pool(kind, 2, rng);
+        GraphPoolT<double> pool(kinds, 2, rng);
         const MatrixT<double> h = random_matrix<double>(2, 2, rng);
         GraphPoolCache<double> cache;
         const MatrixT<double> out = pool.forward({0, 0, 2, 2}, h, cache);  // graphs 0 and 2 are empty
         CHECK(out.allFinite());
         CHECK(out.row(0).cwiseAbs().maxCoeff() == 0.0);
         CHECK(out.row(2).cwiseAbs().maxCoeff() == 0.0);
-        CHECK(pool.backward(MatrixT<double>::Ones(3, 2), cache).allFinite());
+        CHECK(pool.backward(MatrixT<double>::Ones(3, pool.out_width()), cache).allFinite());
         // a batch with no nodes at all
         const MatrixT<double> none = pool.forward({0, 0}, MatrixT<double>(0, 2), cache);
         CHECK(none.rows() == 1);
@@ -155,16 +188,16 @@ TEST_CASE("GraphPool gives identical results with 1 and 2 threads", "[nn][readou
     Rng sizes(5);
     for (int b = 0; b < 300; ++b) offsets.push_back(offsets.back() + static_cast<NodeId>(sizes.below(12)));
     const int saved = thread_count();
-    for (const Readout kind : {Readout::mean, Readout::sum, Readout::max, Readout::attention}) {
-        CAPTURE(to_string(kind));
+    for (const auto& kinds : kKindSets) {
+        CAPTURE(to_string(kinds));
         auto run = [&](int threads) {
             set_thread_count(threads);
             Rng rng(77);
-            GraphPool pool(kind, 16, rng);
+            GraphPool pool(kinds, 16, rng);
             const Matrix h = random_matrix<float>(offsets.back(), 16, rng);
             GraphPoolCache<float> cache;
             Matrix out = pool.forward(offsets, h, cache);
-            Matrix dh = pool.backward(random_matrix<float>(300, 16, rng), cache);
+            Matrix dh = pool.backward(random_matrix<float>(300, pool.out_width(), rng), cache);
             ParameterList<float> params;
             pool.parameters(params);
             std::vector<Matrix> grads;
@@ -195,4 +228,9 @@ TEST_CASE("GraphPool rejects bad shapes and offsets with the numbers", "[nn][rea
     CHECK_THROWS_WITH(pool.backward(Matrix::Zero(2, 3), cache), Catch::Contains("2x3") && Catch::Contains("expected 1x3"));
     GraphPool mean(Readout::mean, 3, rng);
     CHECK_THROWS_AS(mean.gate_nn(), ConfigError);
+    CHECK_THROWS_WITH(GraphPool(std::vector<Readout>{}, 3, rng), Catch::Contains("no readout kind"));
+    CHECK_THROWS_WITH(GraphPool(std::vector<Readout>{Readout::max, Readout::max}, 3, rng), Catch::Contains("'max' given twice"));
+    GraphPool joined(std::vector<Readout>{Readout::mean, Readout::max}, 3, rng);
+    joined.forward({0, 2}, Matrix::Zero(2, 3), cache);
+    CHECK_THROWS_WITH(joined.backward(Matrix::Zero(1, 3), cache), Catch::Contains("1x3") && Catch::Contains("expected 1x6"));
 }

@@ -35,7 +35,7 @@ struct ModelConfig {
     // Graph task: attention layers (all hidden, heads concatenated) → readout → MLP head.
     int edge_dim = 0;               // bond/edge feature width entering the attention score
     int graph_dim = 0;              // molecule-level feature columns entering the MLP head beside the readout (ModelInfo::graph_features)
-    std::string readout = "mean";   // mean | sum | max | attention
+    std::string readout = "mean";   // mean | sum | max | attention, or several joined by + (mean+max)
     int mlp_hidden = 256;           // hidden width of the MLP head
     double mlp_dropout = 0.0;
     std::string target_type;        // binary | multiclass | regression
