@@ -23,7 +23,7 @@ struct TrainArgs {
     std::string conv = "gat", mask = "edges", pe = "none", pe_mode = "concat", block = "plain", optimizer = "adam", activation = "elu";
     int max_full_nodes = 512;
     std::string metric;  // graph: the selection metric ("" = the default, see graph_task.cpp)
-    std::string smiles_column, target_type, readout = "mean", model_type = "gat", on_invalid = "skip", invalid_out;
+    std::string smiles_column, target_type, readout, model_type = "gat", on_invalid = "skip", invalid_out;
     std::string split_out;  // graph: --split-out, the rows of each part
     std::vector<std::string> target_columns;
     // Defaults differ per task (node: the GAT paper's Cora settings; graph: see docs/cli.md).

@@ -216,7 +216,9 @@ void add_train_command(CLI::App& app, Action& action) {
     c->add_option("--heads", a->heads, "Heads per hidden layer (node 8, graph 4, link/edge 4)");
     c->add_option("--hidden", a->hidden, "Channels per head (node 8, graph 64, link/edge 32)");
     c->add_option("--out-heads", a->out_heads, "node: heads of the output layer (averaged)")->capture_default_str();
-    c->add_option("--readout", a->readout, "graph: mean|sum|max|attention, or several joined by + (e.g. mean+max: their outputs side by side, PyG MultiAggregation)")->capture_default_str();
+    c->add_option("--readout", a->readout,
+                  "graph: mean|sum|max|attention, or several joined by + (mean+max: both side by side, PyG MultiAggregation); default mean+max for "
+                  "molecules (CSV, .smi, SDF), mean for TU graphs");
     c->add_option("--metric", a->metric,
                   "graph: validation metric early stopping selects on (binary roc_auc|pr_auc|accuracy|f1|mcc|loss, multiclass "
                   "accuracy|f1|loss, regression rmse|mae|r2|loss; default roc_auc, accuracy, rmse; ties go to the lower validation loss)");

@@ -174,7 +174,7 @@ int run_graph_train(const TrainArgs& a) {
     fit.mol_features = a.mol_features;
     ModelConfig& config = fit.model;
     apply_model_args(a, config);
-    config.readout = a.readout;
+    config.readout = !a.readout.empty() ? a.readout : table ? molecule_model_defaults().readout : graph_model_defaults().readout;
     config.mlp_hidden = a.mlp_hidden;
 
     GraphTrainOptions& options = fit.train;

@@ -45,6 +45,12 @@ ModelConfig graph_model_defaults() {
     return c;
 }
 
+ModelConfig molecule_model_defaults() {
+    ModelConfig c = graph_model_defaults();
+    c.readout = "mean+max";
+    return c;
+}
+
 void add_positional_encodings(GraphDataset& data, const std::string& spec) {
     if (spec == "none") return;
     for (GraphSample& s : data.graphs) s.x = with_positional_encoding(s.graph, std::move(s.x), spec);

@@ -31,11 +31,11 @@ std::vector<std::string> fields_of(const std::string& line) {
 }
 
 // Twelve small molecules; the label says whether there is an oxygen. Two layers of two heads
-// × 8 channels: graph vectors have 16 values.
+// × 8 channels and the molecules' default readout, mean+max: graph vectors have 2 × 16 values.
 const char* const kOxygen =
     "smiles,has_o\nCCO,1\nCCN,0\nc1ccccc1,0\nc1ccccc1O,1\nCC(=O)C,1\nCCCN,0\nOCCO,1\nNCCN,0\nCOC,1\nCNC,0\nC1CCOC1,1\nC1CCNC1,0\n";
 const std::string kTiny = " --task graph --target-columns has_o --threads 1 --quiet --epochs 2 --layers 2 --heads 2 --hidden 8 --mlp-hidden 8";
-constexpr std::size_t kGraphWidth = 16;
+constexpr std::size_t kGraphWidth = 32;
 
 // A trained molecule model in `dir` (extra: more train flags).
 std::string molecule_model(const TempDir& dir, const std::string& extra = "") {

@@ -871,6 +871,33 @@ TEST_CASE("graph train: residual layers by default, --no-residual turns them off
     CHECK_FALSE(fs::exists(dir.file("both")));
 }
 
+TEST_CASE("graph train: molecules pool mean+max by default, TU graphs the mean, --readout overrides both", "[cli][graph][readout]") {
+    TempDir dir;
+    const std::string molecules = write_molecules(dir), tu = write_tu(dir);
+    const auto train = [&](const std::string& data, const std::string& extra, const std::string& name) {
+        const CliResult r = run_gatkit("train --task graph --data " + shell_quote(data) + " " + extra + kTiny + " --out " + shell_quote(dir.file(name)));
+        INFO("stderr: " << r.err);
+        REQUIRE(r.exit_code == 0);
+        return gatkit::load_model(dir.file(name));
+    };
+    const auto head_rows = [](gatkit::Model& m) {
+        for (const auto* p : m.parameters())
+            if (p->name == "head.0.weight") return p->value.rows();
+        return Eigen::Index(-1);
+    };
+    gatkit::Model mol = train(molecules, "--target-columns active", "mol");
+    CHECK(mol.config().readout == "mean+max");
+    const Eigen::Index width = static_cast<Eigen::Index>(mol.config().heads) * mol.config().hidden;
+    CHECK(head_rows(mol) == 2 * width);
+    gatkit::Model mol_mean = train(molecules, "--target-columns active --readout mean", "mol_mean");
+    CHECK(mol_mean.config().readout == "mean");
+    CHECK(head_rows(mol_mean) == width);
+    gatkit::Model graphs = train(tu, "--split-sizes 0.5,0.25,0.25", "tu");
+    CHECK(graphs.config().readout == "mean");
+    CHECK(head_rows(graphs) == width);
+    CHECK(train(tu, "--split-sizes 0.5,0.25,0.25 --readout max+attention", "tu_joined").config().readout == "max+attention");
+}
+
 TEST_CASE("graph train --lr-schedule noam|cosine changes the run, other tasks refuse it", "[cli][graph]") {
     TempDir dir;
     const std::string data = write_molecules(dir);

@@ -226,7 +226,7 @@ TEST_CASE("Predictor gives graph embeddings, node embeddings and attention that 
     std::vector<std::string> errors;
     const Matrix emb = p.graph_embeddings({"CCO", "not smiles", "c1ccncc1"}, &errors);
     REQUIRE(emb.rows() == 3);
-    CHECK(emb.cols() == 16);  // 2 heads × 8 channels, mean readout
+    CHECK(emb.cols() == 32);  // the mean and the max (the molecules' default readout) of 2 heads × 8 channels
     CHECK(errors[0].empty());
     CHECK_FALSE(errors[1].empty());
     CHECK(std::isnan(emb(1, 0)));
@@ -240,8 +240,11 @@ TEST_CASE("Predictor gives graph embeddings, node embeddings and attention that 
     const Matrix nodes = p.node_embeddings(s.graph, s.x, &s.edge_attr);
     CHECK(nodes.rows() == 6);
     CHECK(nodes.cols() == 16);
-    // Mean readout: the graph vector is the mean of the node vectors.
-    CHECK(nodes.colwise().mean().isApprox(alone.row(0), 1e-5f));
+    // The default readout for molecules, mean+max: the graph vector is the mean of the node
+    // vectors, then their maximum.
+    CHECK(p.config().readout == "mean+max");
+    CHECK(nodes.colwise().mean().isApprox(alone.row(0).leftCols(16), 1e-5f));
+    CHECK(nodes.colwise().maxCoeff() == alone.row(0).rightCols(16));
 
     const std::vector<AttentionWeight> att = p.molecule_attention("c1ccncc1");
     std::map<std::tuple<int, int, NodeId>, double> sums;
