@@ -232,6 +232,7 @@ int run_graph_train(const TrainArgs& a) {
                     mr.best_epoch = done.best_epoch;
                     mr.train_seconds = done.train_seconds;
                     mr.epoch_seconds_median = done.epoch_seconds_median;
+                    fit_training_statistics(model, data, split.train);  // the scalings its training set gave it
                     evaluate_split({&model}, data, split, mr);
                 } else {
                     options.seed = seeds.train;

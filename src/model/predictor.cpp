@@ -347,9 +347,16 @@ std::vector<AttentionWeight> Predictor::molecule_attention(const std::string& sm
 
 // One forward of a user's graph (x without PE columns) through every member; node models: the
 // node forward (N×K logits), graph models: a batch of one graph (1×T raw outputs), one per member.
-std::vector<Matrix> Predictor::run_graph(const Graph& graph, const Matrix& x, const Matrix* edge_attr, const Matrix* graph_attr) {
+std::vector<Matrix> Predictor::run_graph(const Graph& graph, const Matrix& x, const Matrix* edge_attr, const Matrix* graph_attr, bool head_used) {
     if (!model_) throw ConfigError("a fingerprint model predicts from SMILES only");
     const ModelConfig& c = model_->config();
+    // Node vectors and attention come before the head: without the molecule's own features the
+    // head is fed zeros, and its output is not used.
+    Matrix no_graph_attr;
+    if (c.graph_dim > 0 && !graph_attr && !head_used) {
+        no_graph_attr = Matrix::Zero(1, c.graph_dim);
+        graph_attr = &no_graph_attr;
+    }
     if (c.graph_dim > 0 && !graph_attr)
         throw ConfigError("this model also takes " + info_.graph_features + " molecule-level features computed from the molecule; use predict_smiles or predict_molecules");
     if (x.rows() != graph.num_nodes())
@@ -398,7 +405,7 @@ Predictions Predictor::predict_graph(const Graph& graph, const Matrix& x, const 
 
 Matrix Predictor::node_embeddings(const Graph& graph, const Matrix& x, const Matrix* edge_attr) {
     ThreadScope threads(options_.threads);
-    run_graph(graph, x, edge_attr);
+    run_graph(graph, x, edge_attr, nullptr, /*head_used=*/false);
     if (members_.size() == 1) return model_->node_embeddings();
     const Eigen::Index width = model_->node_embeddings().cols();
     Matrix out(model_->node_embeddings().rows(), width * static_cast<Eigen::Index>(members_.size()));
@@ -408,7 +415,7 @@ Matrix Predictor::node_embeddings(const Graph& graph, const Matrix& x, const Mat
 
 std::vector<AttentionWeight> Predictor::attention(const Graph& graph, const Matrix& x, const Matrix* edge_attr) {
     ThreadScope threads(options_.threads);
-    run_graph(graph, x, edge_attr);
+    run_graph(graph, x, edge_attr, nullptr, /*head_used=*/false);
     std::vector<AttentionWeight> out;
     for (std::size_t k = 0; k < members_.size(); ++k) append_attention(*members_[k], out, static_cast<int>(k));
     return out;

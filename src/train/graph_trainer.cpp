@@ -392,6 +392,33 @@ Metrics evaluate_predictions(const std::string& target_type, const Matrix& pred,
     return m;
 }
 
+void fit_training_statistics(Model& model, const GraphDataset& data, const std::vector<std::size_t>& train) {
+    const ModelConfig& c = model.config();
+    ModelInfo& info = model.info();
+    if (c.target_type == "regression") {
+        const Matrix& targets = data.targets;
+        info.target_mean.assign(static_cast<std::size_t>(targets.cols()), 0.0);
+        info.target_std.assign(static_cast<std::size_t>(targets.cols()), 1.0);
+        for (Eigen::Index t = 0; t < targets.cols(); ++t) {
+            double sum = 0, sq = 0;
+            int n = 0;
+            for (const std::size_t i : train)
+                if (!std::isnan(targets(static_cast<Eigen::Index>(i), t))) {
+                    sum += targets(static_cast<Eigen::Index>(i), t);
+                    ++n;
+                }
+            const double mean = n ? sum / n : 0.0;
+            for (const std::size_t i : train)
+                if (!std::isnan(targets(static_cast<Eigen::Index>(i), t))) sq += std::pow(targets(static_cast<Eigen::Index>(i), t) - mean, 2);
+            const double sd = n > 1 ? std::sqrt(sq / (n - 1)) : 1.0;
+            info.target_mean[static_cast<std::size_t>(t)] = mean;
+            info.target_std[static_cast<std::size_t>(t)] = sd > 0 ? sd : 1.0;
+        }
+    }
+    if (c.graph_dim > 0) fit_graph_feature_scaling(info, data, train, c.graph_dim);
+    fit_node_feature_scaling(info, data, train);
+}
+
 GraphTrainResult train_graph_model(Model& model, const GraphDataset& data, const IndexSplit& split, const GraphTrainOptions& o,
                                    const std::function<void(const GraphEpochStats&)>& on_epoch) {
     const ModelConfig& c = model.config();
@@ -400,31 +427,16 @@ GraphTrainResult train_graph_model(Model& model, const GraphDataset& data, const
     if (split.train.empty() || split.val.empty())
         throw ConfigError("training needs at least one training and one validation graph (got " + std::to_string(split.train.size()) +
                           " and " + std::to_string(split.val.size()) + ")");
+    fit_training_statistics(model, data, split.train);
     // Regression targets are standardised with the training set's statistics.
     Matrix targets = data.targets;
     if (c.target_type == "regression") {
-        auto& info = model.info();
-        info.target_mean.assign(static_cast<std::size_t>(targets.cols()), 0.0);
-        info.target_std.assign(static_cast<std::size_t>(targets.cols()), 1.0);
+        const auto& info = model.info();
         for (Eigen::Index t = 0; t < targets.cols(); ++t) {
-            double sum = 0, sq = 0;
-            int n = 0;
-            for (const std::size_t i : split.train)
-                if (!std::isnan(targets(static_cast<Eigen::Index>(i), t))) {
-                    sum += targets(static_cast<Eigen::Index>(i), t);
-                    ++n;
-                }
-            const double mean = n ? sum / n : 0.0;
-            for (const std::size_t i : split.train)
-                if (!std::isnan(targets(static_cast<Eigen::Index>(i), t))) sq += std::pow(targets(static_cast<Eigen::Index>(i), t) - mean, 2);
-            const double sd = n > 1 ? std::sqrt(sq / (n - 1)) : 1.0;
-            info.target_mean[static_cast<std::size_t>(t)] = mean;
-            info.target_std[static_cast<std::size_t>(t)] = sd > 0 ? sd : 1.0;
-            targets.col(t) = ((targets.col(t).array() - static_cast<float>(mean)) / static_cast<float>(info.target_std[t])).matrix();
+            const auto k = static_cast<std::size_t>(t);
+            targets.col(t) = ((targets.col(t).array() - static_cast<float>(info.target_mean[k])) / static_cast<float>(info.target_std[k])).matrix();
         }
     }
-    if (c.graph_dim > 0) fit_graph_feature_scaling(model.info(), data, split.train, c.graph_dim);
-    fit_node_feature_scaling(model.info(), data, split.train);
     check_lr_schedule(o.schedule);
     auto params = model.parameters();
     AdamT<float> adam(params, o.adam);

@@ -251,6 +251,31 @@ TEST_CASE("gatkit train --resume of an ensemble: finished members come from the 
     check_other_value_refused(dir, run, " --epochs 6 --resume " + part + ".ckpt", "--ensemble-size", "3", "2");
 }
 
+TEST_CASE("gatkit train --resume of a regression ensemble: finished members keep their training set's scalings", "[cli][checkpoint][ensemble]") {
+    // A finished member's weights come from the checkpoint; its target mean and standard deviation
+    // (and the scaling of molecule-level features, when the run has them) come from the training
+    // set again. Without them the resumed run failed on an empty vector.
+    TempDir dir;
+    const std::string one = read_text(molecule_data(dir));
+    std::string csv = "smiles,size\n";
+    for (const auto& line : gatkit::test::lines_of(one.substr(one.find('\n') + 1))) {
+        const std::string smiles = line.substr(0, line.find(','));
+        csv += smiles + "," + std::to_string(1.5 * static_cast<double>(smiles.size()) + 20.0) + "\n";
+    }
+    std::string run = graph_run(dir.write("sizes.csv", csv)) + " --ensemble-size 2";
+    run.replace(run.find("has_n"), 5, "size");
+    const std::string whole = dir.file("whole.gatkit"), part = dir.file("part.gatkit"), resumed = dir.file("resumed.gatkit");
+    train(run + " --epochs 5 --out " + whole + " --metrics-json " + dir.file("whole.json"));
+    train(run + " --epochs 5 --checkpoint-every 3 --out " + part);
+    REQUIRE(gatkit::load_checkpoint(part + ".ckpt").member == 1);
+    train(run + " --epochs 5 --resume " + part + ".ckpt --out " + resumed + " --metrics-json " + dir.file("resumed.json"));
+    CHECK(read_text(whole) == read_text(resumed));
+    auto ma = nlohmann::json::parse(read_text(dir.file("whole.json"))), mb = nlohmann::json::parse(read_text(dir.file("resumed.json")));
+    CHECK(ma.at("target_type") == "regression");
+    CHECK(ma.at("test_rmse").get<double>() == mb.at("test_rmse").get<double>());
+    CHECK(ma.at("members")[0].at("val_rmse").get<double>() == mb.at("members")[0].at("val_rmse").get<double>());
+}
+
 TEST_CASE("gatkit train --resume: link and edge tasks, k epochs then resumed equals one run", "[cli][checkpoint]") {
     TempDir dir;
     const std::string data = network_data(dir);

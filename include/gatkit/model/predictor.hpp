@@ -113,7 +113,9 @@ public:
     // ---- a user's own graph: nodes 0..N-1, x N×F with F = config().in_features minus the
     // positional-encoding columns (added here). Graph models: one graph, one row; edge_attr is
     // E×edge_dim in the order of `graph`'s edge ids when the model uses edge features. Node
-    // models: one row per node.
+    // models: one row per node. A model with molecule-level features (--mol-features) needs
+    // the molecule for its predictions (predict_smiles, predict_molecules): its
+    // predict_graph is a ConfigError, while node_embeddings and attention work on any graph.
     Predictions predict_graph(const Graph& graph, const Matrix& x, const Matrix* edge_attr = nullptr);
     // The same from any Boost.Graph graph with a vertex_index property (adjacency_list with
     // vecS vertices, compressed_sparse_row_graph, ...). Undirected BGL graphs give both
@@ -147,7 +149,10 @@ private:
     // The batch of the last run_graph: the layers' attention graphs point into it.
     std::unique_ptr<GraphBatchData> batch_;
     std::vector<Model*> members() const;
-    std::vector<Matrix> run_graph(const Graph& graph, const Matrix& x, const Matrix* edge_attr, const Matrix* graph_attr = nullptr);
+    // head_used false (node vectors, attention): a model with molecule-level features runs
+    // without them, its head's output unused.
+    std::vector<Matrix> run_graph(const Graph& graph, const Matrix& x, const Matrix* edge_attr, const Matrix* graph_attr = nullptr,
+                                  bool head_used = true);
 };
 
 // Converts a Boost.Graph graph to gatkit's Graph, keeping the order of boost::edges(g) as

@@ -167,6 +167,12 @@ void evaluate_split(const std::vector<Model*>& members, const GraphDataset& data
 GraphTrainResult ensemble_result(const std::vector<Model*>& members, const std::vector<GraphTrainResult>& member_results,
                                  const GraphDataset& data, const IndexSplit& split);
 
+// The model's training-set statistics in ModelInfo, from the graphs `train`: regression targets'
+// mean and standard deviation, the scaling of molecule-level features and of continuous node
+// attributes. train_graph_model sets them first; a member whose weights come from elsewhere (an
+// ensemble member finished before a checkpoint) needs them before it predicts.
+void fit_training_statistics(Model& model, const GraphDataset& data, const std::vector<std::size_t>& train);
+
 GraphTrainResult train_graph_model(Model& model, const GraphDataset& data, const IndexSplit& split, const GraphTrainOptions& options,
                                    const std::function<void(const GraphEpochStats&)>& on_epoch = {});
 
