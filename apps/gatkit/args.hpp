@@ -30,7 +30,7 @@ struct TrainArgs {
     std::optional<int> layers, heads, hidden, epochs, patience;
     std::optional<double> dropout, attn_dropout, lr, weight_decay, warmup_epochs;
     std::string lr_schedule = "constant";  // graph: constant | noam | cosine
-    std::string mol_features = "none";     // graph, molecules: none | rdkit2d | morgan (chem/mol_features.hpp)
+    std::string mol_features;              // graph, molecules: none | rdkit2d | morgan (chem/mol_features.hpp); "": rdkit2d for molecules, none otherwise
     int out_heads = 1, batch_size = 64, threads = 0, mlp_hidden = 256;
     double negative_slope = 0.2;
     std::uint64_t seed = 0;

@@ -33,7 +33,7 @@ int run_train(const TrainArgs& a) {
         if (a.warmup_epochs) schedule.warmup_epochs = *a.warmup_epochs;
         check_lr_schedule(schedule);
         try {
-            chem::check_molecule_features(a.mol_features);
+            if (!a.mol_features.empty()) chem::check_molecule_features(a.mol_features);
         } catch (const ConfigError& e) {
             throw ConfigError(std::string("--mol-features: ") + e.what());
         }
@@ -47,7 +47,7 @@ int run_train(const TrainArgs& a) {
     if (a.residual && a.no_residual) throw UserError("--residual and --no-residual contradict each other: give one");
     if (a.task != "graph" && !a.split_out.empty())
         throw UserError("--split-out applies to --task graph (the " + a.task + " task writes no split file)");
-    if (a.mol_features != "none" && (a.task != "graph" || a.model_type != "gat"))
+    if (!a.mol_features.empty() && a.mol_features != "none" && (a.task != "graph" || a.model_type != "gat"))
         throw UserError("--mol-features " + a.mol_features + " goes with --task graph and the attention model (--model-type gat)");
     if (a.ensemble_size != 1 && (a.task != "graph" || a.model_type != "gat"))
         throw UserError("--ensemble-size goes with --task graph and the attention model (--model-type gat)");
@@ -227,8 +227,7 @@ void add_train_command(CLI::App& app, Action& action) {
     c->add_option("--mol-features", a->mol_features,
                   "graph, molecules: molecule-level features entering the MLP head beside the readout (Chemprop's --features_generator): "
                   "none | rdkit2d (RDKit descriptors and MQN counts, standardised on the training set) | morgan (2048 Morgan bits, radius 2) | "
-                  "both, comma-separated (rdkit2d,morgan)")
-        ->capture_default_str();
+                  "both, comma-separated (rdkit2d,morgan); default rdkit2d for molecules with --model-type gat, none otherwise");
     c->add_option("--activation", a->activation, "Between layers: elu|relu|leaky_relu")->capture_default_str();
     c->add_option("--negative-slope", a->negative_slope, "LeakyReLU slope in the attention score")->capture_default_str();
     c->add_flag("--residual", a->residual, "Residual connections in every layer: out += x·W_res, as PyG's GATConv(residual=True) (default for graph)");

@@ -113,9 +113,14 @@ void write_invalid_rows(const std::string& path, const LoadReport& report) {
 
 }  // namespace
 
-int run_graph_train(const TrainArgs& a) {
-    if (a.model_type != "gat" && a.model_type != "fingerprint")
-        throw UserError("--model-type " + a.model_type + " (expected gat or fingerprint)");
+int run_graph_train(const TrainArgs& given) {
+    if (given.model_type != "gat" && given.model_type != "fingerprint")
+        throw UserError("--model-type " + given.model_type + " (expected gat or fingerprint)");
+    // Defaults that depend on the input: molecules (CSV, .smi, SDF) get the rdkit2d descriptors in
+    // the attention model's head, TU graphs (no SMILES) and the fingerprint baseline none. The
+    // resolved value is what checkpoints, model files and metrics record.
+    TrainArgs a = given;
+    if (a.mol_features.empty()) a.mol_features = !is_tu(a.data, a.format) && a.model_type == "gat" ? molecule_fit_defaults().mol_features : "none";
     check_split_kind(a);
     RunCheckpoints checkpoints(a);  // reads --resume before the data, so a bad checkpoint fails at once
     // ---- data

@@ -51,6 +51,13 @@ ModelConfig molecule_model_defaults() {
     return c;
 }
 
+GraphFitOptions molecule_fit_defaults() {
+    GraphFitOptions o;
+    o.model = molecule_model_defaults();
+    o.mol_features = "rdkit2d";
+    return o;
+}
+
 void add_positional_encodings(GraphDataset& data, const std::string& spec) {
     if (spec == "none") return;
     for (GraphSample& s : data.graphs) s.x = with_positional_encoding(s.graph, std::move(s.x), spec);

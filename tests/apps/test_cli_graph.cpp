@@ -2,6 +2,7 @@
 // the real binary runs on a small molecule CSV written here (salts, charges, aromatic rings, a
 // one-atom molecule, quoted names with commas, CRLF rows, missing labels, two invalid SMILES) and
 // on a tiny TU-format folder. Every run is tiny (one thread, a few epochs, a narrow model).
+#include "gatkit/chem/mol_features.hpp"
 #include "gatkit/model/model_file.hpp"
 
 #include "support/cli.hpp"
@@ -871,31 +872,57 @@ TEST_CASE("graph train: residual layers by default, --no-residual turns them off
     CHECK_FALSE(fs::exists(dir.file("both")));
 }
 
-TEST_CASE("graph train: molecules pool mean+max by default, TU graphs the mean, --readout overrides both", "[cli][graph][readout]") {
+TEST_CASE("graph train: molecules default to mean+max with the rdkit2d descriptors, TU graphs to the mean alone, options override both",
+          "[cli][graph][readout][mol_features]") {
     TempDir dir;
     const std::string molecules = write_molecules(dir), tu = write_tu(dir);
     const auto train = [&](const std::string& data, const std::string& extra, const std::string& name) {
-        const CliResult r = run_gatkit("train --task graph --data " + shell_quote(data) + " " + extra + kTiny + " --out " + shell_quote(dir.file(name)));
+        const std::string out = dir.file(name);
+        const CliResult r = run_gatkit("train --task graph --data " + shell_quote(data) + " " + extra + kTiny + " --out " + shell_quote(out) +
+                                       " --metrics-json " + shell_quote(out + ".json"));
         INFO("stderr: " << r.err);
         REQUIRE(r.exit_code == 0);
-        return gatkit::load_model(dir.file(name));
+        return std::make_pair(nlohmann::json::parse(read_text(out + ".json")), out);
     };
     const auto head_rows = [](gatkit::Model& m) {
         for (const auto* p : m.parameters())
             if (p->name == "head.0.weight") return p->value.rows();
         return Eigen::Index(-1);
     };
-    gatkit::Model mol = train(molecules, "--target-columns active", "mol");
+    const auto descriptors = static_cast<Eigen::Index>(gatkit::chem::molecule_feature_names("rdkit2d").size());
+
+    const auto [mol_json, mol_file] = train(molecules, "--target-columns active", "mol");
+    gatkit::Model mol = gatkit::load_model(mol_file);
     CHECK(mol.config().readout == "mean+max");
+    CHECK(mol.info().graph_features == "rdkit2d");
+    CHECK(mol_json.at("mol_features") == "rdkit2d");
+    CHECK(mol.config().graph_dim == descriptors);
     const Eigen::Index width = static_cast<Eigen::Index>(mol.config().heads) * mol.config().hidden;
-    CHECK(head_rows(mol) == 2 * width);
-    gatkit::Model mol_mean = train(molecules, "--target-columns active --readout mean", "mol_mean");
-    CHECK(mol_mean.config().readout == "mean");
-    CHECK(head_rows(mol_mean) == width);
-    gatkit::Model graphs = train(tu, "--split-sizes 0.5,0.25,0.25", "tu");
+    CHECK(head_rows(mol) == 2 * width + descriptors);
+
+    const auto [plain_json, plain_file] = train(molecules, "--target-columns active --readout mean --mol-features none", "mol_plain");
+    gatkit::Model plain = gatkit::load_model(plain_file);
+    CHECK(plain.config().readout == "mean");
+    CHECK(plain.info().graph_features == "none");
+    CHECK(plain_json.at("mol_features") == "none");
+    CHECK(head_rows(plain) == width);
+
+    // The fingerprint baseline takes no molecule-level features, and needs no flag to say so.
+    CHECK(train(molecules, "--target-columns active --model-type fingerprint", "fp").first.at("model_type") == "fingerprint");
+
+    const auto [tu_json, tu_file] = train(tu, "--split-sizes 0.5,0.25,0.25", "tu");
+    gatkit::Model graphs = gatkit::load_model(tu_file);
     CHECK(graphs.config().readout == "mean");
+    CHECK(graphs.config().graph_dim == 0);
+    CHECK(tu_json.at("mol_features") == "none");
     CHECK(head_rows(graphs) == width);
-    CHECK(train(tu, "--split-sizes 0.5,0.25,0.25 --readout max+attention", "tu_joined").config().readout == "max+attention");
+    CHECK(gatkit::load_model(train(tu, "--split-sizes 0.5,0.25,0.25 --readout max+attention", "tu_joined").second).config().readout == "max+attention");
+    // Asked for by name, descriptors on TU graphs are refused as before.
+    const CliResult refused = run_gatkit("train --task graph --data " + shell_quote(tu) + " --split-sizes 0.5,0.25,0.25 --mol-features rdkit2d" + kTiny +
+                                         " --out " + shell_quote(dir.file("tu_rdkit2d")));
+    CHECK(refused.exit_code == 1);
+    CHECK(has(refused.err, "--mol-features rdkit2d needs molecules"));
+    CHECK_FALSE(fs::exists(dir.file("tu_rdkit2d")));
 }
 
 TEST_CASE("graph train --lr-schedule noam|cosine changes the run, other tasks refuse it", "[cli][graph]") {

@@ -7,6 +7,7 @@
 #include "gatkit/gatkit.hpp"
 
 #include "gatkit/chem/featurize.hpp"
+#include "gatkit/chem/mol_features.hpp"
 #include "gatkit/chem/smiles.hpp"
 #include "gatkit/graph/generators.hpp"
 #include "gatkit/train/loss.hpp"
@@ -36,11 +37,18 @@ namespace {
 const std::vector<std::string>& kSmiles = gatkit::test::kNitrogenSmiles;
 std::string molecule_csv() { return gatkit::test::nitrogen_molecules_csv(); }
 MoleculeTrainOptions small_options() { return gatkit::test::small_molecule_options(); }
+// Without the molecules' default rdkit2d descriptors in the head, so the model also predicts
+// graphs built by hand (predict_graph, predict on graphs without SMILES).
+MoleculeTrainOptions graph_only_options() {
+    MoleculeTrainOptions o = small_options();
+    o.fit.mol_features = "none";
+    return o;
+}
 
-// A small trained molecule model in `dir` (training takes a fraction of a second).
+// A small trained molecule model in `dir` (training takes a fraction of a second), graph only.
 std::string trained_model(TempDir& dir) {
     const std::string path = dir.file("m.gatkit");
-    MoleculeTrainResult r = train_molecules(dir.write("mols.csv", molecule_csv()), small_options());
+    MoleculeTrainResult r = train_molecules(dir.write("mols.csv", molecule_csv()), graph_only_options());
     save_model(path, r.model);
     return path;
 }
@@ -191,10 +199,12 @@ TEST_CASE("A joined readout (mean+max) feeds the head both pools side by side an
     save_model(path, r.model);
     Predictor p = Predictor::load(path, {.threads = 1, .batch_size = 5});
     CHECK(p.config().readout == "mean+max");
-    // The head's first weight takes 2 × (2 heads × 8 channels) rows.
+    // The head's first weight takes 2 × (2 heads × 8 channels) rows, then one per rdkit2d
+    // descriptor (the molecules' default).
+    REQUIRE(p.config().graph_dim == static_cast<int>(chem::molecule_feature_names("rdkit2d").size()));
     bool head_is_wide = false;
     for (auto* w : p.model().parameters())
-        if (w->name == "head.0.weight") head_is_wide = w->value.rows() == 32;
+        if (w->name == "head.0.weight") head_is_wide = w->value.rows() == 32 + p.config().graph_dim;
     CHECK(head_is_wide);
 
     const Matrix emb = p.graph_embeddings({"c1ccncc1"});
@@ -218,6 +228,39 @@ TEST_CASE("A joined readout (mean+max) feeds the head both pools side by side an
     CHECK(twice.exit_code != 0);
     CHECK_THAT(twice.err, Catch::Contains("'mean' twice"));
     CHECK_FALSE(std::filesystem::exists(dir.file("bad.gatkit")));
+}
+
+TEST_CASE("Predictor on the molecules' default model (rdkit2d in the head): molecules predict, a user's graph gives node vectors and "
+          "attention but no prediction",
+          "[api][mol_features]") {
+    TempDir dir;
+    MoleculeTrainResult r = train_molecules(dir.write("mols.csv", molecule_csv()), small_options());
+    REQUIRE(r.model.info().graph_features == "rdkit2d");
+    save_model(dir.file("m.gatkit"), r.model);
+    Predictor p = Predictor::load(dir.file("m.gatkit"), {.threads = 1});
+    const auto mol = chem::parse_smiles("c1ccncc1");
+    const Predictions by_smiles = p.predict_smiles({"c1ccncc1"}), by_mol = p.predict_molecules({mol.get()});
+    REQUIRE(by_smiles.ok(0));
+    CHECK(by_mol.values(0, 0) == by_smiles.values(0, 0));
+    // Graphs with their SMILES get the descriptors computed; graphs without are refused.
+    GraphDataset data;
+    data.graphs = {chem::featurize_molecule(*mol)};
+    data.smiles = {"c1ccncc1"};
+    CHECK(p.predict(data).values(0, 0) == by_smiles.values(0, 0));
+    data.smiles.clear();
+    CHECK_THROWS_WITH(p.predict(data), Catch::Contains("rdkit2d molecule-level features"));
+    const GraphSample s = chem::featurize_molecule(*mol);
+    CHECK_THROWS_WITH(p.predict_graph(s.graph, s.x, &s.edge_attr), Catch::Contains("use predict_smiles or predict_molecules"));
+    // Node vectors and attention come before the head, so they need no descriptors: the same as
+    // from the molecule itself.
+    const Matrix nodes = p.node_embeddings(s.graph, s.x, &s.edge_attr);
+    CHECK(nodes.rows() == s.x.rows());
+    CHECK(nodes.allFinite());
+    const Matrix pooled = p.graph_embeddings({"c1ccncc1"});
+    CHECK(pooled.leftCols(nodes.cols()).isApprox(nodes.colwise().mean(), 1e-5f));
+    const std::vector<AttentionWeight> from_graph = p.attention(s.graph, s.x, &s.edge_attr), from_smiles = p.molecule_attention("c1ccncc1");
+    REQUIRE(from_graph.size() == from_smiles.size());
+    for (std::size_t k = 0; k < from_graph.size(); ++k) CHECK(from_graph[k].alpha == Approx(from_smiles[k].alpha).margin(1e-6));
 }
 
 TEST_CASE("Predictor gives graph embeddings, node embeddings and attention that sums to one", "[api]") {
@@ -322,7 +365,7 @@ TEST_CASE("Predictor on an ensemble: the mean of its members' predictions, their
           "[api][ensemble]") {
     TempDir dir;
     const std::string data = dir.write("mols.csv", molecule_csv());
-    MoleculeTrainOptions o = small_options();
+    MoleculeTrainOptions o = graph_only_options();  // predict_graph below
     std::vector<Model> models;
     for (std::uint64_t seed : {1, 2}) {
         o.seed = seed;
