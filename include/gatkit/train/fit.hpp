@@ -56,8 +56,8 @@ struct GraphFitOptions {
 };
 
 // Everything train_molecules and `gatkit train` on molecules start from: molecule_model_defaults()
-// and the rdkit2d molecule-level features in the head (Chemprop's RDKit descriptor generator; the
-// best model of Yang et al. 2019). Chosen on validation over BBBP, Tox21, HIV, ESOL and
+// and the rdkit2d molecule-level features in the head (Chemprop's RDKit descriptor generator, as
+// Yang et al. 2019 added to their D-MPNN). Chosen on validation over BBBP, Tox21, HIV, ESOL and
 // Lipophilicity, where the descriptors were as good or better (docs/results.md). TU graphs have
 // no SMILES and start from GraphFitOptions{} (no molecule features).
 GraphFitOptions molecule_fit_defaults();
