@@ -120,13 +120,14 @@ int run_graph_train(const TrainArgs& given) {
     // the attention model's head, TU graphs (no SMILES) and the fingerprint baseline none. The
     // resolved value is what checkpoints, model files and metrics record.
     TrainArgs a = given;
-    if (a.mol_features.empty()) a.mol_features = !is_tu(a.data, a.format) && a.model_type == "gat" ? molecule_fit_defaults().mol_features : "none";
+    const bool tu = is_tu(a.data, a.format);
+    if (a.mol_features.empty()) a.mol_features = !tu && a.model_type == "gat" ? molecule_fit_defaults().mol_features : "none";
     check_split_kind(a);
     RunCheckpoints checkpoints(a);  // reads --resume before the data, so a bad checkpoint fails at once
     // ---- data
     std::unique_ptr<MoleculeTable> table;
     GraphDataset data;
-    if (is_tu(a.data, a.format)) {
+    if (tu) {
         data = load_tu(a.data);
     } else {
         if (a.target_columns.empty()) throw UserError("--task graph needs --target-columns (the label columns of " + a.data + ")");

@@ -126,8 +126,8 @@ std::string molecule_data(const TempDir& dir) {
     for (const char* s : smiles) csv += std::string(s) + "," + (std::string(s).find_first_of("Nn") != std::string::npos ? "1" : "0") + "\n";
     return dir.write("mols.csv", csv);
 }
-std::string graph_run(const std::string& data) {
-    return "--task graph --data " + data + " --target-columns has_n --threads 1 --quiet --layers 2 --heads 2 --hidden 8 --mlp-hidden 8 "
+std::string graph_run(const std::string& data, const std::string& target = "has_n") {
+    return "--task graph --data " + data + " --target-columns " + target + " --threads 1 --quiet --layers 2 --heads 2 --hidden 8 --mlp-hidden 8 "
            "--batch-size 4 --dropout 0.1 --split-sizes 0.5,0.25,0.25 --lr 0.03 --patience 0";
 }
 
@@ -263,8 +263,7 @@ TEST_CASE("gatkit train --resume of a regression ensemble: finished members keep
         const std::string smiles = line.substr(0, line.find(','));
         csv += smiles + "," + std::to_string(1.5 * static_cast<double>(smiles.size()) + 20.0) + "\n";
     }
-    std::string run = graph_run(dir.write("sizes.csv", csv)) + " --ensemble-size 2";
-    run.replace(run.find("has_n"), 5, "size");
+    const std::string run = graph_run(dir.write("sizes.csv", csv), "size") + " --ensemble-size 2";
     const std::string whole = dir.file("whole.gatkit"), part = dir.file("part.gatkit"), resumed = dir.file("resumed.gatkit");
     train(run + " --epochs 5 --out " + whole + " --metrics-json " + dir.file("whole.json"));
     train(run + " --epochs 5 --checkpoint-every 3 --out " + part);
