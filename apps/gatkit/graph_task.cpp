@@ -438,9 +438,10 @@ int run_graph_predict(const PredictArgs& a) {
     // SMILES is, not a failure of the whole file.
     std::vector<float> values;  // row-major, one row of C per graph
     std::vector<std::string> graph_error;
-    const auto predict_part = [&](GraphDataset& data) {
+    // features_loaded: the reader computed the molecule-level features from its own parse.
+    const auto predict_part = [&](GraphDataset& data, bool features_loaded) {
         add_positional_encodings(data, model ? model->config().pe : "none");
-        std::vector<std::string> why = try_add_molecule_features(data, info.graph_features);
+        std::vector<std::string> why = features_loaded ? std::vector<std::string>(data.size()) : try_add_molecule_features(data, info.graph_features);
         std::vector<std::size_t> kept;
         for (std::size_t g = 0; g < data.size(); ++g) {
             const NodeId n = data.graphs[g].graph.num_nodes();
@@ -470,11 +471,12 @@ int run_graph_predict(const PredictArgs& a) {
     // molecule again on its own and so keeps them all, as does the one molecule of --smiles.
     MoleculeTable table;
     if (a.smiles.empty() && a.attention.empty()) {
-        table = load_molecules_chunked(a.data, {.smiles_column = a.smiles_column.empty() ? info.smiles_column : a.smiles_column},
-                                       kPredictChunkRows, [&](GraphDataset& part, std::size_t) { predict_part(part); });
+        table = load_molecules_chunked(
+            a.data, {.smiles_column = a.smiles_column.empty() ? info.smiles_column : a.smiles_column, .mol_features = info.graph_features},
+            kPredictChunkRows, [&](GraphDataset& part, std::size_t) { predict_part(part, true); });
     } else {
         table = read_molecule_inputs(a.smiles, a.data, a.smiles_column, info, "none", "none");
-        predict_part(table.data);
+        predict_part(table.data, false);
     }
     const auto error_of = [&](std::size_t r) -> const std::string& {
         const long g = table.graph_of_record[r];

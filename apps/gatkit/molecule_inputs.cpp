@@ -54,11 +54,13 @@ MoleculeTable read_molecule_inputs(const std::string& smiles, const std::string&
             table.error_of_record = {e.what()};
         }
     } else {
-        table = load_molecules(data, {.smiles_column = smiles_column.empty() ? info.smiles_column : smiles_column});
+        // The reader computes the molecule-level features from its own parse; a molecule they
+        // fail for is an invalid row, its error the reason.
+        table = load_molecules(data, {.smiles_column = smiles_column.empty() ? info.smiles_column : smiles_column, .mol_features = mol_features});
     }
     add_positional_encodings(table.data, pe);
     // A molecule whose features RDKit cannot compute is its row's error, as an invalid SMILES is.
-    const std::vector<std::string> failed = try_add_molecule_features(table.data, mol_features);
+    const std::vector<std::string> failed = try_add_molecule_features(table.data, smiles.empty() ? std::string("none") : mol_features);
     for (std::size_t r = 0; r < table.records.size(); ++r) {
         const long g = table.graph_of_record[r];
         if (g < 0 || failed[static_cast<std::size_t>(g)].empty()) continue;

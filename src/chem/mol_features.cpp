@@ -158,14 +158,15 @@ double kappa3_of(double p3, int a, double alpha) {
 }
 
 // NumRotatableBonds: RDKit 2022.09 copies its query molecule on every call (~30 of ~45 us);
-// gatkit matches the same SMARTS compiled once. Which one RDKit uses (strict unless built
+// gatkit matches the same SMARTS compiled once per thread (matching a pattern with recursive
+// SMARTS locks it, so threads do not share one). Which rule RDKit uses (strict unless built
 // otherwise) is settled on the probes as for the walk.
 const RDKit::ROMol& rotatable_pattern(bool strict) {
-    static const std::unique_ptr<RDKit::RWMol> strict_pattern(RDKit::SmartsToMol(
+    thread_local const std::unique_ptr<RDKit::RWMol> strict_pattern(RDKit::SmartsToMol(
         "[!$(*#*)&!D1&!$(C(F)(F)F)&!$(C(Cl)(Cl)Cl)&!$(C(Br)(Br)Br)&!$(C([CH3])([CH3])[CH3])&!$([CD3](=[N,O,S])-!@[#7,O,S!D1])&"
         "!$([#7,O,S!D1]-!@[CD3]=[N,O,S])&!$([CD3](=[N+])-!@[#7!D1])&!$([#7!D1]-!@[CD3]=[N+])]-,:;!@[!$(*#*)&!D1&!$(C(F)(F)F)&"
         "!$(C(Cl)(Cl)Cl)&!$(C(Br)(Br)Br)&!$(C([CH3])([CH3])[CH3])]"));
-    static const std::unique_ptr<RDKit::RWMol> plain_pattern(RDKit::SmartsToMol("[!$(*#*)&!D1]-,:;!@[!$(*#*)&!D1]"));
+    thread_local const std::unique_ptr<RDKit::RWMol> plain_pattern(RDKit::SmartsToMol("[!$(*#*)&!D1]-,:;!@[!$(*#*)&!D1]"));
     const std::unique_ptr<RDKit::RWMol>& pattern = strict ? strict_pattern : plain_pattern;
     if (!pattern) throw Error("rdkit2d features: RDKit did not parse the rotatable-bond SMARTS");  // the probes then fall back
     return *pattern;

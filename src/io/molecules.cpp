@@ -1,6 +1,7 @@
 #include "gatkit/io/molecules.hpp"
 
 #include "gatkit/chem/featurize.hpp"
+#include "gatkit/chem/mol_features.hpp"
 #include "gatkit/chem/smiles.hpp"
 #include "gatkit/core/error.hpp"
 #include "gatkit/core/parallel.hpp"
@@ -261,7 +262,23 @@ std::vector<Pending> read_sdf(const std::string& path, const MoleculeReadOptions
 
 // ---- parsing ---------------------------------------------------------------------------
 
-Parsed parse_smiles_row(const Pending& row) {
+// The molecule-level features of `kind` into sample.u; false (and the reason in `error`) when
+// RDKit cannot compute them.
+bool add_features(const RDKit::ROMol& mol, const std::string& kind, GraphSample& sample, std::string& error) {
+    if (kind == "none") return true;
+    try {
+        const std::vector<float> u = chem::molecule_features(mol, kind);
+        sample.u = Eigen::Map<const Matrix>(u.data(), 1, static_cast<Eigen::Index>(u.size()));
+        return true;
+    } catch (const std::bad_alloc&) {
+        throw;
+    } catch (const std::exception& e) {
+        error = one_line("molecule features (" + kind + "): " + e.what(), 400);
+        return false;
+    }
+}
+
+Parsed parse_smiles_row(const Pending& row, const std::string& mol_features) {
     Parsed out;
     if (row.input.empty()) {
         out.error = "empty SMILES";
@@ -272,9 +289,13 @@ Parsed parse_smiles_row(const Pending& row) {
         return out;
     }
     try {
-        const auto mol = chem::parse_smiles_for_features(row.input);  // only featurised here
+        // Only featurised: the lighter parse. With molecule-level features: the full one, which
+        // gives the same atom rows (tests/chem/test_smiles.cpp) and the molecule they are computed
+        // from elsewhere (add_molecule_features).
+        const auto mol = mol_features == "none" ? chem::parse_smiles_for_features(row.input) : chem::parse_smiles(row.input);
         chem::RdkitLogCapture log;  // featurisation should not log; if RDKit does, keep it quiet
-        out.sample = chem::featurize_molecule(*mol);
+        GraphSample sample = chem::featurize_molecule(*mol);
+        if (add_features(*mol, mol_features, sample, out.error)) out.sample = std::move(sample);
     } catch (const std::bad_alloc&) {
         throw;
     } catch (const std::exception& e) {
@@ -283,7 +304,7 @@ Parsed parse_smiles_row(const Pending& row) {
     return out;
 }
 
-Parsed parse_sdf_record(const Pending& row) {
+Parsed parse_sdf_record(const Pending& row, const std::string& mol_features) {
     Parsed out;
     const std::string head = row.text + " rejected by RDKit: ";
     try {
@@ -307,7 +328,18 @@ Parsed parse_sdf_record(const Pending& row) {
             return out;
         }
         out.smiles = RDKit::MolToSmiles(*mol);
-        out.sample = chem::featurize_molecule(*mol);
+        GraphSample sample = chem::featurize_molecule(*mol);
+        if (mol_features != "none") {
+            std::unique_ptr<RDKit::ROMol> again;
+            try {
+                again = chem::parse_smiles(out.smiles);
+            } catch (const Error& e) {
+                out.error = one_line("molecule features (" + mol_features + "): " + e.what(), 400);
+                return out;
+            }
+            if (!add_features(*again, mol_features, sample, out.error)) return out;
+        }
+        out.sample = std::move(sample);
     } catch (const std::bad_alloc&) {
         throw;
     } catch (const std::exception& e) {
@@ -341,6 +373,7 @@ MoleculeTable load_rows_in_chunks(const std::string& path, const MoleculeReadOpt
     if (format != "csv" && format != "smi" && format != "sdf")
         throw ConfigError("molecule format '" + options.format + "' is not one of auto, csv, smi, sdf");
     if (chunk_rows < 1) throw ConfigError("load_molecules_chunked: chunk_rows must be at least 1");
+    chem::check_molecule_features(options.mol_features);
 
     MoleculeTable table;
     const std::vector<Pending> rows = format == "csv"   ? read_csv(path, options, table)
@@ -376,7 +409,7 @@ MoleculeTable load_rows_in_chunks(const std::string& path, const MoleculeReadOpt
             if (!row.error.empty())
                 out.error = row.error;
             else
-                out = sdf ? parse_sdf_record(row) : parse_smiles_row(row);
+                out = sdf ? parse_sdf_record(row, options.mol_features) : parse_smiles_row(row, options.mol_features);
         });
 
         GraphDataset part;  // this chunk's graphs, when they go to `consume`

@@ -1,10 +1,13 @@
 // Molecule files (CSV, .smi, SDF, gzip) into featurised graph data sets, with row bookkeeping.
 #include "gatkit/chem/featurize.hpp"
+#include "gatkit/chem/mol_features.hpp"
+#include "gatkit/chem/smiles.hpp"
 #include "gatkit/core/error.hpp"
 #include "gatkit/core/parallel.hpp"
 #include "gatkit/io/molecules.hpp"
 #include "support/fixtures.hpp"
 
+#include <GraphMol/ROMol.h>
 #include <catch2/catch.hpp>
 #include <zlib.h>
 
@@ -452,6 +455,47 @@ TEST_CASE("molecules: load_molecules_chunked hands over load_molecules' graphs c
     CHECK_THAT(error, Catch::Contains("no valid molecule"));
     CHECK(calls == 0);
     CHECK_THROWS_AS(load_molecules_chunked(path, {}, 0, [](GraphDataset&, std::size_t) {}), ConfigError);
+}
+
+TEST_CASE("molecules: the reader computes molecule-level features from its own parse, as add_molecule_features does", "[io][molecules][mol_features]") {
+    TempDir dir;
+    const std::vector<std::string> pool = {"CCO", "C1CC", "c1ccccc1", "CC(=O)NC1CC1", "[NH5]", "CCN(CC)CC", "OC1CCCCC1", "[Na+].[Cl-]"};
+    std::string csv = "smiles\n";
+    for (int k = 0; k < 24; ++k) csv += pool[static_cast<std::size_t>(k) % pool.size()] + "\n";
+    const std::string path = dir.write("mols.csv", csv);
+    const MoleculeTable plain = load_molecules(path);
+    for (const std::string kind : {"rdkit2d", "morgan", "rdkit2d,morgan"}) {
+        INFO(kind);
+        const auto width = static_cast<Eigen::Index>(chem::molecule_feature_names(kind).size());
+        for (const std::size_t chunk : {std::size_t{5}, std::size_t{1000}}) {
+            std::vector<GraphSample> got;
+            const MoleculeTable t = load_molecules_chunked(path, {.mol_features = kind}, chunk, [&](GraphDataset& part, std::size_t) {
+                for (auto& g : part.graphs) got.push_back(std::move(g));
+            });
+            // the same rows as without features, the same atom rows, and u as computed on its own
+            CHECK(t.graph_of_record == plain.graph_of_record);
+            CHECK(t.error_of_record == plain.error_of_record);
+            REQUIRE(got.size() == plain.data.size());
+            for (std::size_t g = 0; g < got.size(); ++g) {
+                CHECK(got[g].x == plain.data.graphs[g].x);
+                CHECK(got[g].edge_attr == plain.data.graphs[g].edge_attr);
+                const std::vector<float> u = chem::molecule_features(*chem::parse_smiles(plain.data.smiles[g]), kind);
+                REQUIRE(got[g].u.rows() == 1);
+                REQUIRE(got[g].u.cols() == width);
+                for (Eigen::Index c = 0; c < width; ++c) CHECK(got[g].u(0, c) == u[static_cast<std::size_t>(c)]);
+            }
+        }
+    }
+    CHECK(plain.data.graphs.front().u.size() == 0);  // "none", the default: no features
+
+    // SDF: from RDKit's SMILES of the record, as add_molecule_features takes it
+    const std::string sdf = dir.write("mols.sdf", sd_record("ethanol", {"C", "C", "O"}, {{1, 2}, {2, 3}}, {}) + sd_record("methane", {"C"}, {}, {}));
+    const MoleculeTable s = load_molecules(sdf, {.mol_features = "rdkit2d"});
+    REQUIRE(s.data.size() == 2);
+    const std::vector<float> ethanol = chem::molecule_features(*chem::parse_smiles("CCO"), "rdkit2d");
+    CHECK(s.data.graphs[0].u == Eigen::Map<const Matrix>(ethanol.data(), 1, static_cast<Eigen::Index>(ethanol.size())));
+
+    CHECK_THROWS_AS(load_molecules(path, {.mol_features = "rdkit3d"}), ConfigError);
 }
 
 // ---- the real MoleculeNet files in ../shared/data (skipped when absent) -----------------

@@ -36,6 +36,12 @@ struct MoleculeReadOptions {
     std::string format = "auto";             // auto|csv|smi|sdf; auto: from the extension (.csv/.smi/.sdf, each optionally .gz)
     std::string smiles_column{};             // CSV; empty: the column named smiles/SMILES/Smiles (any case)
     std::vector<std::string> target_columns{}; // CSV columns or SD properties; empty for prediction
+    // Molecule-level features (chem/mol_features.hpp, e.g. "rdkit2d") put into each graph's u
+    // from the molecule the row was parsed into (SDF: from RDKit's SMILES of the record, as
+    // add_molecule_features computes them), which saves parsing every SMILES a second time. A row
+    // they cannot be computed for is an invalid row, its reason "molecule features (KIND): ...".
+    // "none": u stays empty.
+    std::string mol_features = "none";
 };
 
 struct MoleculeTable {
