@@ -10,6 +10,7 @@
 #include "gatkit/chem/featurize.hpp"
 #include "gatkit/chem/fingerprint.hpp"
 #include "gatkit/chem/mol_features.hpp"
+#include "gatkit/chem/rdkit2d.hpp"
 #include "gatkit/chem/smiles.hpp"
 #include "gatkit/io/csv.hpp"
 #include "gatkit/train/loss.hpp"

@@ -37,13 +37,4 @@ std::vector<bool> molecule_feature_standardised(const std::string& spec);
 // sanitised, as parse_smiles returns it. A descriptor RDKit cannot compute (NaN, ±inf) becomes 0.
 std::vector<float> molecule_features(const RDKit::ROMol& mol, const std::string& spec);
 
-// The rdkit2d columns gatkit computes itself rather than with RDKit's function, for speed:
-// chi2v..chi4n, kappa2, kappa3 and Phi from one walk over the molecule's bond paths,
-// NumRotatableBonds with its SMARTS compiled once, CrippenClogP and CrippenMR with RDKit's atom
-// typing pruned of searches that cannot type an atom, and the 42 MQN counts (whose rotatable-bond
-// count is most of RDKit's time for them); together about 75 % of RDKit's time. Each is kept only
-// where it equals RDKit's value on a set of probe molecules, so the values are RDKit's floats;
-// the other columns, and any that differ, come from RDKit.
-std::vector<std::string> rdkit2d_own_columns();
-
 }  // namespace gatkit::chem
