@@ -283,10 +283,10 @@ double own_value(const Column& c, OwnInputs& in) {
 // charges, explicit and isotopic hydrogens, a lone atom; amides, CF3 and t-butyl groups, where
 // the strict and plain rotatable-bond rules differ.
 constexpr const char* kProbeSmiles[] = {
-    "CC1CC1",           "CCC1CC1C(=O)O",       "C1CCC1N",           "C1CC2CCC1C2",         "c1ccc2ccccc2c1",
-    "CC(C)(C)c1ccc(O)cc1", "OC(=O)c1ccccc1Br",  "CS(=O)(=O)N1CCN(CC1)c1ncccn1", "ClC(Cl)(Cl)P(=O)(O)O", "[NH3+]CC([O-])=O",
-    "C[Si](C)(C)OC1CC1", "[2H]C([2H])([2H])OC", "IC1=CC=C(C=C1)C2CC2S", "C",                 "[Na+].[Cl-]",
-    "CC(=O)NCc1ccccc1",  "FC(F)(F)c1ccccc1CC", "CC(C)(C)CCO",        "NC(=S)CCC(=[NH2+])N", "C#CCOc1ccccc1",
+    "CC1CC1", "CCC1CC1C(=O)O", "C1CCC1N", "C1CC2CCC1C2", "c1ccc2ccccc2c1", "IC1=CC=C(C=C1)C2CC2S", "C[Si](C)(C)OC1CC1",
+    "CC(C)(C)c1ccc(O)cc1", "OC(=O)c1ccccc1Br", "CS(=O)(=O)N1CCN(CC1)c1ncccn1", "ClC(Cl)(Cl)P(=O)(O)O", "[NH3+]CC([O-])=O",
+    "[2H]C([2H])([2H])OC", "C", "[Na+].[Cl-]",
+    "CC(=O)NCc1ccccc1", "FC(F)(F)c1ccccc1CC", "CC(C)(C)CCO", "NC(=S)CCC(=[NH2+])N", "C#CCOc1ccccc1",
 };
 
 // The 42 MQN counts (molecular quantum numbers: Nguyen, Blum, van Deursen & Reymond, ChemMedChem
