@@ -433,15 +433,15 @@ int run_graph_predict(const PredictArgs& a) {
     const bool full_mask = model && parse_mask(model->config().mask).kind == MaskKind::full;
 
     // Per graph of the table: its predicted values (a row of `values`) or why it has none. A
-    // molecule whose molecule-level features RDKit cannot compute, or that has more atoms than a
-    // full mask attends over (the model's max_full_nodes), is its row's error, as an invalid
-    // SMILES is, not a failure of the whole file.
+    // molecule that has more atoms than a full mask attends over (the model's max_full_nodes) is
+    // its row's error, as an invalid SMILES is, not a failure of the whole file.
     std::vector<float> values;  // row-major, one row of C per graph
     std::vector<std::string> graph_error;
-    // features_loaded: the reader computed the molecule-level features from its own parse.
-    const auto predict_part = [&](GraphDataset& data, bool features_loaded) {
+    // The readers compute the molecule-level features from their own parse; a molecule they fail
+    // for is a failed row there.
+    const auto predict_part = [&](GraphDataset& data) {
         add_positional_encodings(data, model ? model->config().pe : "none");
-        std::vector<std::string> why = features_loaded ? std::vector<std::string>(data.size()) : try_add_molecule_features(data, info.graph_features);
+        std::vector<std::string> why(data.size());
         std::vector<std::size_t> kept;
         for (std::size_t g = 0; g < data.size(); ++g) {
             const NodeId n = data.graphs[g].graph.num_nodes();
@@ -473,10 +473,10 @@ int run_graph_predict(const PredictArgs& a) {
     if (a.smiles.empty() && a.attention.empty()) {
         table = load_molecules_chunked(
             a.data, {.smiles_column = a.smiles_column.empty() ? info.smiles_column : a.smiles_column, .mol_features = info.graph_features},
-            kPredictChunkRows, [&](GraphDataset& part, std::size_t) { predict_part(part, true); });
+            kPredictChunkRows, [&](GraphDataset& part, std::size_t) { predict_part(part); });
     } else {
-        table = read_molecule_inputs(a.smiles, a.data, a.smiles_column, info, "none", "none");
-        predict_part(table.data, false);
+        table = read_molecule_inputs(a.smiles, a.data, a.smiles_column, info, "none", info.graph_features);
+        predict_part(table.data);
     }
     const auto error_of = [&](std::size_t r) -> const std::string& {
         const long g = table.graph_of_record[r];
