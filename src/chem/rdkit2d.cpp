@@ -247,11 +247,16 @@ public:
         if (!crippen_) crippen_ = crippen_sums(mol_);
         return *crippen_;
     }
+    double alpha() {  // Hall-Kier alpha, for the kappa indices and Phi
+        if (!alpha_) alpha_ = RDKit::Descriptors::calcHallKierAlpha(mol_);
+        return *alpha_;
+    }
 
 private:
     const RDKit::ROMol& mol_;
     std::optional<TrailSums> trails_;
     std::optional<CrippenSums> crippen_;
+    std::optional<double> alpha_;
 };
 
 double own_value(const Column& c, OwnInputs& in) {
@@ -260,14 +265,12 @@ double own_value(const Column& c, OwnInputs& in) {
     switch (c.source) {
         case Source::chi_v: return in.trails().chi_v[c.order];
         case Source::chi_n: return in.trails().chi_n[c.order];
-        case Source::kappa2: return kappa2_of(static_cast<double>(in.trails().count[2]), heavy, RDKit::Descriptors::calcHallKierAlpha(mol));
-        case Source::kappa3:
-            return kappa3_of(static_cast<double>(in.trails().count[3]), static_cast<int>(heavy), RDKit::Descriptors::calcHallKierAlpha(mol));
+        case Source::kappa2: return kappa2_of(static_cast<double>(in.trails().count[2]), heavy, in.alpha());
+        case Source::kappa3: return kappa3_of(static_cast<double>(in.trails().count[3]), static_cast<int>(heavy), in.alpha());
         case Source::phi: {
             if (heavy == 0) return 0.0;
-            const double alpha = RDKit::Descriptors::calcHallKierAlpha(mol);
-            const double k1 = kappa1_of(mol.getNumBonds(), heavy, alpha);
-            const double k2 = kappa2_of(static_cast<double>(in.trails().count[2]), heavy, alpha);
+            const double k1 = kappa1_of(mol.getNumBonds(), heavy, in.alpha());
+            const double k2 = kappa2_of(static_cast<double>(in.trails().count[2]), heavy, in.alpha());
             return k1 * k2 / heavy;
         }
         case Source::rotatable_strict: return rotatable_bonds(mol, true);
@@ -307,7 +310,8 @@ std::vector<unsigned> mqn_counts(const RDKit::ROMol& mol, bool strict_rotatable)
     const RDKit::RingInfo& rings = *mol.getRingInfo();
     for (const RDKit::Atom* atom : mol.atoms()) {
         const int z = atom->getAtomicNum();
-        const bool in_ring = rings.numAtomRings(atom->getIdx()) > 0;
+        const unsigned ring_count = rings.numAtomRings(atom->getIdx());
+        const bool in_ring = ring_count > 0;
         const unsigned hydrogens = atom->getTotalNumHs();
         switch (z) {
             case 6: ++n[carbon]; break;
@@ -344,7 +348,7 @@ std::vector<unsigned> mqn_counts(const RDKit::ROMol& mol, bool strict_rotatable)
         const unsigned degree = atom->getDegree();
         if (degree == 1) ++n[degree1];
         if (degree >= 2 && degree <= 4) ++n[(in_ring ? cyclic_degree2 : acyclic_degree2) + degree - 2];
-        if (rings.numAtomRings(atom->getIdx()) >= 2) ++n[atoms_in_2_rings];
+        if (ring_count >= 2) ++n[atoms_in_2_rings];
     }
     n[heavy_atoms] = mol.getNumHeavyAtoms();
     unsigned aromatic = 0;
