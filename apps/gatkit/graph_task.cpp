@@ -32,6 +32,7 @@
 #include <iterator>
 #include <limits>
 #include <memory>
+#include <mutex>
 
 namespace gatkit::cli {
 
@@ -402,10 +403,10 @@ int run_graph_train(const TrainArgs& given) {
 
 namespace {
 
-// `gatkit predict --data FILE` parses, featurises and predicts this many rows at a time, so the
-// atom features of only one chunk are held at once (and their memory is reused, warm in cache,
-// by the next chunk). A chunk is 32 batches of predict_graphs, enough to keep the threads busy.
-constexpr std::size_t kPredictChunkRows = 1024;
+// `gatkit predict --data FILE` hands each thread this many rows at a time to parse, featurise
+// and predict (load_molecules_chunked), so only a few chunks' atom features exist at once and a
+// thread's buffers are reused, warm in cache, by its next chunk.
+constexpr std::size_t kPredictChunkRows = 64;
 
 }  // namespace
 
@@ -432,56 +433,75 @@ int run_graph_predict(const PredictArgs& a) {
     const auto C = static_cast<Eigen::Index>(columns.size());
     const bool full_mask = model && parse_mask(model->config().mask).kind == MaskKind::full;
 
-    // Per graph of the table: its predicted values (a row of `values`) or why it has none. A
+    // One part's predictions: rows of `pred` for its graphs `kept`, `why` for the others. A
     // molecule that has more atoms than a full mask attends over (the model's max_full_nodes) is
     // its row's error, as an invalid SMILES is, not a failure of the whole file.
-    std::vector<float> values;  // row-major, one row of C per graph
-    std::vector<std::string> graph_error;
+    struct PartPredictions {
+        std::vector<std::size_t> records;  // the table row of each graph of the part
+        std::vector<std::string> why;
+        std::vector<std::size_t> kept;
+        Matrix pred;
+    };
     // The readers compute the molecule-level features from their own parse; a molecule they fail
     // for is a failed row there.
-    const auto predict_part = [&](GraphDataset& data) {
+    const auto predict_part = [&](GraphDataset& data, std::vector<Model>& mine) {
         add_positional_encodings(data, model ? model->config().pe : "none");
-        std::vector<std::string> why(data.size());
-        std::vector<std::size_t> kept;
+        PartPredictions out;
+        out.why.resize(data.size());
         for (std::size_t g = 0; g < data.size(); ++g) {
             const NodeId n = data.graphs[g].graph.num_nodes();
-            if (why[g].empty() && full_mask && n > model->config().max_full_nodes)
-                why[g] = std::to_string(n) + " atoms, more than the " + std::to_string(model->config().max_full_nodes) +
-                         " the model attends over in full (--mask full, --max-full-nodes)";
-            if (why[g].empty()) kept.push_back(g);
+            if (full_mask && n > model->config().max_full_nodes)
+                out.why[g] = std::to_string(n) + " atoms, more than the " + std::to_string(model->config().max_full_nodes) +
+                             " the model attends over in full (--mask full, --max-full-nodes)";
+            else
+                out.kept.push_back(g);
         }
-        Matrix pred(0, C);
-        if (!kept.empty()) {
+        out.pred.resize(0, C);
+        if (!out.kept.empty()) {
             if (fp) {
                 std::vector<std::string> smiles;
-                for (const std::size_t g : kept) smiles.push_back(data.smiles[g]);
-                pred = fp->predict(fingerprints(smiles));
+                for (const std::size_t g : out.kept) smiles.push_back(data.smiles[g]);
+                out.pred = fp->predict(fingerprints(smiles));
             } else {
-                pred = predict_graphs(model_pointers(members), data, kept);
+                out.pred = predict_graphs(model_pointers(mine), data, out.kept);
             }
         }
-        const std::size_t first = graph_error.size();
-        values.resize((first + data.size()) * static_cast<std::size_t>(C), std::numeric_limits<float>::quiet_NaN());
-        for (std::size_t k = 0; k < kept.size(); ++k)
-            for (Eigen::Index c = 0; c < C; ++c) values[(first + kept[k]) * static_cast<std::size_t>(C) + static_cast<std::size_t>(c)] = pred(static_cast<Eigen::Index>(k), c);
-        graph_error.insert(graph_error.end(), std::make_move_iterator(why.begin()), std::make_move_iterator(why.end()));
+        return out;
     };
 
-    // A file without --attention is read and predicted chunk by chunk; --attention runs every
-    // molecule again on its own and so keeps them all, as does the one molecule of --smiles.
+    // A file without --attention is read and predicted in chunks, side by side on the threads,
+    // each thread with its own copy of the model (its forward keeps work buffers); --attention runs
+    // every molecule again on its own and so keeps them all, as does the one molecule of --smiles.
     MoleculeTable table;
+    std::vector<PartPredictions> parts;
     if (a.smiles.empty() && a.attention.empty()) {
+        std::vector<std::vector<Model>> copies(static_cast<std::size_t>(std::max(thread_count(), 1) - 1), members);
+        std::mutex parts_mutex;
         table = load_molecules_chunked(
             a.data, {.smiles_column = a.smiles_column.empty() ? info.smiles_column : a.smiles_column, .mol_features = info.graph_features},
-            kPredictChunkRows, [&](GraphDataset& part, std::size_t) { predict_part(part); });
+            kPredictChunkRows, [&](GraphDataset& part, const std::vector<std::size_t>& records, int thread) {
+                PartPredictions p = predict_part(part, thread == 0 ? members : copies.at(static_cast<std::size_t>(thread - 1)));
+                p.records = records;
+                const std::lock_guard<std::mutex> lock(parts_mutex);
+                parts.push_back(std::move(p));
+            });
     } else {
         table = read_molecule_inputs(a.smiles, a.data, a.smiles_column, info, "none", info.graph_features);
-        predict_part(table.data);
+        PartPredictions p = predict_part(table.data, members);
+        for (std::size_t r = 0; r < table.records.size(); ++r)
+            if (table.graph_of_record[r] >= 0) p.records.push_back(r);
+        parts.push_back(std::move(p));
     }
-    const auto error_of = [&](std::size_t r) -> const std::string& {
-        const long g = table.graph_of_record[r];
-        return g < 0 ? table.error_of_record[r] : graph_error[static_cast<std::size_t>(g)];
-    };
+    // Per row of the table: its predicted values (a row of `values`, NaN when it has none) and
+    // why it has none.
+    std::vector<float> values(table.records.size() * static_cast<std::size_t>(C), std::numeric_limits<float>::quiet_NaN());
+    std::vector<std::string> row_error = table.error_of_record;
+    for (const PartPredictions& p : parts) {
+        for (std::size_t g = 0; g < p.why.size(); ++g) row_error[p.records[g]] = p.why[g];
+        for (std::size_t k = 0; k < p.kept.size(); ++k)
+            for (Eigen::Index c = 0; c < C; ++c)
+                values[p.records[p.kept[k]] * static_cast<std::size_t>(C) + static_cast<std::size_t>(c)] = p.pred(static_cast<Eigen::Index>(k), c);
+    }
 
     if (!a.attention.empty()) {
         // One molecule at a time, so every row of α belongs to one molecule: input row, atom
@@ -490,7 +510,7 @@ int run_graph_predict(const PredictArgs& a) {
         std::string att = ensemble ? "row,member,layer,head,src_atom,dst_atom,self_loop,alpha\n" : "row,layer,head,src_atom,dst_atom,self_loop,alpha\n";
         for (std::size_t r = 0; r < table.records.size(); ++r) {
             const long g = table.graph_of_record[r];
-            if (g < 0 || !error_of(r).empty()) continue;
+            if (g < 0 || !row_error[r].empty()) continue;
             for (std::size_t k = 0; k < members.size(); ++k) {
                 const GraphBatchData b = forward_molecule(members[k], table.data, static_cast<std::size_t>(g));
                 std::vector<std::string> atoms(static_cast<std::size_t>(b.x.rows()));
@@ -508,12 +528,11 @@ int run_graph_predict(const PredictArgs& a) {
     std::size_t predicted = 0;
     for (std::size_t r = 0; r < table.records.size(); ++r) {
         for (std::size_t k = 0; k < table.records[r].size(); ++k) out += (k ? "," : "") + csv_field(table.records[r][k]);
-        const long g = table.graph_of_record[r];
-        const bool ok = error_of(r).empty();
+        const bool ok = row_error[r].empty();
         predicted += ok ? 1 : 0;
         for (Eigen::Index c = 0; c < C; ++c)
-            out += "," + (ok ? number(values[static_cast<std::size_t>(g) * static_cast<std::size_t>(C) + static_cast<std::size_t>(c)]) : std::string());
-        out += "," + csv_field(error_of(r)) + "\n";
+            out += "," + (ok ? number(values[r * static_cast<std::size_t>(C) + static_cast<std::size_t>(c)]) : std::string());
+        out += "," + csv_field(row_error[r]) + "\n";
     }
     if (a.out.empty() || a.out == "-") {
         std::cout << out;

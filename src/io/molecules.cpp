@@ -365,10 +365,11 @@ std::string molecule_format_of(const std::string& path) {
 
 namespace {
 
-// load_molecules and load_molecules_chunked: with `consume`, each chunk's graphs go to it and
-// table.data keeps none; without, the graphs stay in table.data (load_molecules: one chunk).
+// load_molecules and load_molecules_chunked: with `consume`, the chunks go to it side by side on
+// the threads and table.data keeps no graph; without, the graphs stay in table.data
+// (load_molecules: one chunk).
 MoleculeTable load_rows_in_chunks(const std::string& path, const MoleculeReadOptions& options, std::size_t chunk_rows,
-                                  const std::function<void(GraphDataset&, std::size_t)>* consume) {
+                                  const ChunkConsumer* consume) {
     const std::string format = options.format == "auto" ? molecule_format_of(path) : options.format;
     if (format != "csv" && format != "smi" && format != "sdf")
         throw ConfigError("molecule format '" + options.format + "' is not one of auto, csv, smi, sdf");
@@ -386,66 +387,86 @@ MoleculeTable load_rows_in_chunks(const std::string& path, const MoleculeReadOpt
     data.target_names = options.target_columns;
     table.graph_of_record.assign(rows.size(), -1);
     table.error_of_record.assign(rows.size(), std::string());
-    std::vector<std::size_t> valid;
-    bool any_name = false;
     const auto T = static_cast<Eigen::Index>(options.target_columns.size());
-    const std::size_t step = std::min(chunk_rows, std::max<std::size_t>(rows.size(), 1));
-    // rows of the targets of valid rows valid[from], valid[from + 1], ... (count of them)
-    const auto targets_of = [&](std::size_t from, std::size_t count) {
-        Matrix out(static_cast<Eigen::Index>(count), T);
-        for (std::size_t b = 0; b < count; ++b)
-            for (Eigen::Index t = 0; t < T; ++t) out(static_cast<Eigen::Index>(b), t) = rows[valid[from + b]].targets[static_cast<std::size_t>(t)];
+    const auto parse_row = [&](std::size_t k, Parsed& out) {
+        const Pending& row = rows[k];
+        if (!row.error.empty())
+            out.error = row.error;
+        else
+            out = sdf ? parse_sdf_record(row, options.mol_features) : parse_smiles_row(row, options.mol_features);
+    };
+    // The targets of rows ks[0], ks[1], ... (one matrix row each).
+    const auto targets_of = [&](const std::vector<std::size_t>& ks) {
+        Matrix out(static_cast<Eigen::Index>(ks.size()), T);
+        for (std::size_t b = 0; b < ks.size(); ++b)
+            for (Eigen::Index t = 0; t < T; ++t) out(static_cast<Eigen::Index>(b), t) = rows[ks[b]].targets[static_cast<std::size_t>(t)];
         return out;
     };
-    for (std::size_t first = 0; first < rows.size(); first += step) {
-        const std::size_t last = std::min(rows.size(), first + step);
-        // Parse and featurise in parallel; each row writes only its own slot, so the result does
-        // not depend on the thread count. A row's own problem is its error; what escapes
-        // (out of memory) ends the load with the exception of the lowest such row.
-        std::vector<Parsed> parsed(last - first);
-        for_each_item(static_cast<std::ptrdiff_t>(last - first), {.chunk = 8}, [&](std::ptrdiff_t i) {
-            const Pending& row = rows[first + static_cast<std::size_t>(i)];
-            Parsed& out = parsed[static_cast<std::size_t>(i)];
-            if (!row.error.empty())
-                out.error = row.error;
-            else
-                out = sdf ? parse_sdf_record(row, options.mol_features) : parse_smiles_row(row, options.mol_features);
-        });
+    // The row's SMILES as the table keeps it (SDF: RDKit's, from the record).
+    const auto smiles_of = [&](std::size_t k, const Parsed& p) -> const std::string& { return sdf ? p.smiles : rows[k].input; };
 
-        GraphDataset part;  // this chunk's graphs, when they go to `consume`
-        GraphDataset& into = consume ? part : data;
-        const std::size_t first_graph = data.smiles.size();
-        bool part_has_name = false;
-        for (std::size_t k = first; k < last; ++k) {
-            Parsed& p = parsed[k - first];
-            if (!p.sample) {
-                table.error_of_record[k] = p.error;
-                data.report.skip(path, rows[k].line, rows[k].text, p.error);
-                continue;
-            }
-            table.graph_of_record[k] = static_cast<long>(data.smiles.size());
-            into.graphs.push_back(std::move(*p.sample));
-            const std::string& smiles = sdf ? p.smiles : rows[k].input;
-            data.source_rows.push_back(rows[k].source_row);
-            data.smiles.push_back(smiles);
-            data.names.push_back(rows[k].name);
-            if (consume) {
+    // Parse and featurise; each row writes only its own slot, so the result does not depend on
+    // the thread count. A row's own problem is its error; what escapes (out of memory) ends the
+    // load with the exception of the lowest such row (chunk, with `consume`).
+    std::vector<Parsed> parsed(rows.size());
+    std::vector<char> valid_row(rows.size(), 0);
+    if (consume) {
+        // Each chunk is parsed, featurised and consumed by one thread, the chunks side by side:
+        // no thread waits for another until the last chunk, and only the chunks in hand hold
+        // atom features. What stays of a row is its error (and its SMILES, from an SDF record).
+        const std::size_t chunks = rows.empty() ? 0 : (rows.size() - 1) / chunk_rows + 1;
+        for_each_item(static_cast<std::ptrdiff_t>(chunks), [&](std::ptrdiff_t c, int thread) {
+            const std::size_t first = static_cast<std::size_t>(c) * chunk_rows;
+            const std::size_t last = std::min(rows.size(), first + chunk_rows);
+            GraphDataset part;
+            std::vector<std::size_t> records;
+            bool any_name = false;
+            for (std::size_t k = first; k < last; ++k) {
+                Parsed& p = parsed[k];
+                parse_row(k, p);
+                if (!p.sample) continue;
+                valid_row[k] = 1;
+                part.graphs.push_back(std::move(*p.sample));
+                p.sample.reset();
+                part.smiles.push_back(smiles_of(k, p));
                 part.source_rows.push_back(rows[k].source_row);
-                part.smiles.push_back(smiles);
                 part.names.push_back(rows[k].name);
+                any_name = any_name || !rows[k].name.empty();
+                records.push_back(k);
             }
-            any_name = any_name || !rows[k].name.empty();
-            part_has_name = part_has_name || !rows[k].name.empty();
-            if (sdf) table.records[k][0] = p.smiles;
-            valid.push_back(k);
-        }
-        if (consume && !part.graphs.empty()) {
+            if (part.graphs.empty()) return;
             part.name = data.name;
             part.target_names = data.target_names;
-            if (!part_has_name) part.names.clear();
-            part.targets = targets_of(first_graph, part.graphs.size());
-            (*consume)(part, first_graph);
+            if (!any_name) part.names.clear();
+            part.targets = targets_of(records);
+            (*consume)(part, records, thread);
+        });
+    } else {
+        for_each_item(static_cast<std::ptrdiff_t>(rows.size()), {.chunk = 8}, [&](std::ptrdiff_t i) {
+            const auto k = static_cast<std::size_t>(i);
+            parse_row(k, parsed[k]);
+            valid_row[k] = parsed[k].sample ? 1 : 0;
+        });
+    }
+
+    // The table, in input order.
+    std::vector<std::size_t> valid;
+    bool any_name = false;
+    for (std::size_t k = 0; k < rows.size(); ++k) {
+        Parsed& p = parsed[k];
+        if (!valid_row[k]) {
+            table.error_of_record[k] = p.error;
+            data.report.skip(path, rows[k].line, rows[k].text, p.error);
+            continue;
         }
+        table.graph_of_record[k] = static_cast<long>(data.smiles.size());
+        if (!consume) data.graphs.push_back(std::move(*p.sample));
+        data.source_rows.push_back(rows[k].source_row);
+        data.smiles.push_back(smiles_of(k, p));
+        data.names.push_back(rows[k].name);
+        any_name = any_name || !rows[k].name.empty();
+        if (sdf) table.records[k][0] = p.smiles;
+        valid.push_back(k);
     }
     if (!any_name) data.names.clear();
 
@@ -464,7 +485,7 @@ MoleculeTable load_rows_in_chunks(const std::string& path, const MoleculeReadOpt
         data.report.notes.push_back(std::to_string(data.report.n_skipped()) + " of " + std::to_string(rows.size()) + unit +
                                     " are not valid molecules and were skipped");
 
-    data.targets = targets_of(0, valid.size());
+    data.targets = targets_of(valid);
     return table;
 }
 
@@ -475,7 +496,7 @@ MoleculeTable load_molecules(const std::string& path, const MoleculeReadOptions&
 }
 
 MoleculeTable load_molecules_chunked(const std::string& path, const MoleculeReadOptions& options, std::size_t chunk_rows,
-                                     const std::function<void(GraphDataset& chunk, std::size_t first_graph)>& consume) {
+                                     const ChunkConsumer& consume) {
     return load_rows_in_chunks(path, options, chunk_rows, &consume);
 }
 

@@ -131,6 +131,36 @@ TEST_CASE("molecules through dot-product attention, a full mask and Laplacian PE
                                     "--data " + shell_quote(data));
 }
 
+TEST_CASE("molecule predictions over many chunks: same bytes with 1 and 2 threads, every row kept", "[cli][determinism][graph]") {
+    // `gatkit predict` hands chunks of rows to the threads side by side (load_molecules_chunked):
+    // 400 rows are several chunks, with invalid SMILES and molecules too large for the full mask
+    // among them, which must keep their rows and reasons wherever their chunk ran.
+    TempDir dir;
+    const std::vector<std::string> pool = {"CCO", "CCN", "c1ccccc1", "c1ccncc1", "CC(=O)O", "not a smiles", "CCCCCCCCCCCCCCN", "OCCO", "C1CC"};
+    std::string train = "smiles,has_n\n";
+    for (const std::string s : {"CCO", "CCN", "c1ccccc1", "c1ccncc1", "CC(=O)O", "CC(=O)N", "CCCC", "CCCN", "OCCO", "NCCN"})
+        train += s + "," + (s.find_first_of("Nn") != std::string::npos ? "1" : "0") + "\n";
+    std::string many = "smiles\n";
+    for (std::size_t k = 0; k < 400; ++k) many += pool[(k * 7) % pool.size()] + "\n";
+    const std::string data = dir.write("mols.csv", train);
+    const std::string big = dir.write("many.csv", many);
+    check_same_with_1_and_2_threads(dir, "--task graph --data " + shell_quote(data) +
+                                             " --target-columns has_n --mask full --max-full-nodes 12 --epochs 2 --layers 2 --heads 2 "
+                                             "--hidden 8 --mlp-hidden 8 --batch-size 4 --seed 5",
+                                    "--data " + shell_quote(big));
+    const std::string p = read_text(dir.file("p2.csv"));
+    std::size_t rows = 0, bad = 0, large = 0;
+    for (std::size_t at = p.find('\n'); at != std::string::npos && at + 1 < p.size(); at = p.find('\n', at + 1)) {
+        const std::string line = p.substr(at + 1, p.find('\n', at + 1) - at - 1);
+        ++rows;
+        bad += line.rfind("not a smiles,", 0) == 0 && line.find("SMILES") != std::string::npos ? 1 : 0;
+        large += line.find("15 atoms, more than the 12") != std::string::npos ? 1 : 0;
+    }
+    CHECK(rows == 400);
+    CHECK(bad == 45);    // k·7 mod 9 == 5 for 45 of the 400 rows, == 6 (the long chain) for 44
+    CHECK(large == 44);
+}
+
 TEST_CASE("link prediction through GATv2 on a k-hop mask: same bytes with 1 and 2 threads", "[cli][determinism][link]") {
     TempDir dir;
     const std::string data = dir.write("net.csv", cliques_csv());

@@ -15,6 +15,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <mutex>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -402,59 +404,90 @@ TEST_CASE("molecules: load_molecules_chunked hands over load_molecules' graphs c
     for (int k = 0; k < 50; ++k) csv += "r" + std::to_string(k) + "," + pool[k % pool.size()] + "," + std::to_string(k) + "\n";
     const std::string path = dir.write("many.csv", csv);
     const MoleculeTable whole = load_molecules(path, {.target_columns = {"y"}});
-    for (const std::size_t chunk : {std::size_t{1}, std::size_t{7}, std::size_t{50}, std::size_t{1000}}) {
-        INFO("chunk_rows " << chunk);
-        std::vector<GraphSample> got;
-        std::vector<std::string> got_smiles;
-        std::vector<float> got_targets;
-        std::size_t calls = 0;
-        const MoleculeTable t = load_molecules_chunked(path, {.target_columns = {"y"}}, chunk, [&](GraphDataset& part, std::size_t first) {
-            ++calls;
-            CHECK(first == got.size());  // graph k of the chunk is graph first + k of the table
-            REQUIRE(part.smiles.size() == part.size());
-            REQUIRE(part.source_rows.size() == part.size());
-            REQUIRE(part.targets.rows() == static_cast<Eigen::Index>(part.size()));
-            CHECK(part.target_names == std::vector<std::string>{"y"});
-            for (std::size_t k = 0; k < part.size(); ++k) {
-                got.push_back(std::move(part.graphs[k]));
-                got_smiles.push_back(part.smiles[k]);
-                got_targets.push_back(part.targets(static_cast<Eigen::Index>(k), 0));
+    for (const int threads : {1, 2}) {
+        const ThreadScope scope(threads);
+        for (const std::size_t chunk : {std::size_t{1}, std::size_t{7}, std::size_t{50}, std::size_t{1000}}) {
+            INFO("chunk_rows " << chunk << ", threads " << threads);
+            // per table row: the graph handed over for it, its smiles and target, the thread
+            std::vector<std::optional<GraphSample>> got(50);
+            std::vector<std::string> got_smiles(50);
+            std::vector<float> got_targets(50, -1.0f);
+            std::vector<std::size_t> first_records;  // the first row of each call's chunk
+            std::set<int> thread_numbers;
+            std::mutex m;
+            const MoleculeTable t = load_molecules_chunked(path, {.target_columns = {"y"}}, chunk,
+                                                           [&](GraphDataset& part, const std::vector<std::size_t>& records, int thread) {
+                const std::lock_guard<std::mutex> lock(m);
+                REQUIRE(records.size() == part.size());
+                REQUIRE(part.smiles.size() == part.size());
+                REQUIRE(part.source_rows.size() == part.size());
+                REQUIRE(part.targets.rows() == static_cast<Eigen::Index>(part.size()));
+                CHECK(part.target_names == std::vector<std::string>{"y"});
+                CHECK(std::is_sorted(records.begin(), records.end()));
+                CHECK(records.back() - records.front() < chunk);  // one chunk's rows
+                CHECK(records.front() / chunk == records.back() / chunk);
+                first_records.push_back(records.front());
+                thread_numbers.insert(thread);
+                for (std::size_t k = 0; k < part.size(); ++k) {
+                    const std::size_t r = records[k];
+                    REQUIRE(r < 50);
+                    CHECK(!got[r]);  // every row once
+                    got[r] = std::move(part.graphs[k]);
+                    got_smiles[r] = part.smiles[k];
+                    got_targets[r] = part.targets(static_cast<Eigen::Index>(k), 0);
+                }
+            });
+            // one call per chunk that holds a valid row; on one thread in input order
+            std::size_t chunks_with_graphs = 0;
+            for (std::size_t r0 = 0; r0 < 50; r0 += chunk) {
+                bool any = false;
+                for (std::size_t r = r0; r < std::min<std::size_t>(50, r0 + chunk); ++r) any = any || whole.graph_of_record[r] >= 0;
+                chunks_with_graphs += any ? 1 : 0;
             }
+            CHECK(first_records.size() == chunks_with_graphs);
+            CHECK(first_records.size() < 50);  // the chunks of one row skip the invalid rows
+            if (threads == 1) CHECK(std::is_sorted(first_records.begin(), first_records.end()));
+            for (const int th : thread_numbers) CHECK((th >= 0 && th < threads));
+            CHECK(t.data.graphs.empty());
+            CHECK(t.graph_of_record == whole.graph_of_record);
+            CHECK(t.error_of_record == whole.error_of_record);
+            CHECK(t.records == whole.records);
+            CHECK(t.data.smiles == whole.data.smiles);
+            CHECK(t.data.source_rows == whole.data.source_rows);
+            CHECK(t.data.targets == whole.data.targets);
+            CHECK(t.data.report.n_skipped() == whole.data.report.n_skipped());
+            for (std::size_t r = 0; r < 50; ++r) {
+                const long g = whole.graph_of_record[r];
+                REQUIRE(got[r].has_value() == (g >= 0));
+                if (g < 0) continue;
+                const GraphSample& want = whole.data.graphs[static_cast<std::size_t>(g)];
+                CHECK(got[r]->x == want.x);
+                CHECK(got[r]->edge_attr == want.edge_attr);
+                CHECK(got[r]->graph.in_src() == want.graph.in_src());
+                CHECK(got_smiles[r] == whole.data.smiles[static_cast<std::size_t>(g)]);
+                CHECK(got_targets[r] == whole.data.targets(g, 0));
+            }
+        }
+    }
+    // An exception from `consume` ends the load with the lowest failing chunk's.
+    {
+        const ThreadScope scope(2);
+        const std::string error = error_of([&] {
+            load_molecules_chunked(path, {}, 4, [&](GraphDataset&, const std::vector<std::size_t>& records, int) {
+                if (records.front() >= 20) throw ConfigError("chunk from row " + std::to_string(records.front() / 4 * 4));
+            });
         });
-        // one call per chunk that holds a valid row
-        std::size_t chunks_with_graphs = 0;
-        for (std::size_t r0 = 0; r0 < 50; r0 += chunk) {
-            bool any = false;
-            for (std::size_t r = r0; r < std::min<std::size_t>(50, r0 + chunk); ++r) any = any || whole.graph_of_record[r] >= 0;
-            chunks_with_graphs += any ? 1 : 0;
-        }
-        CHECK(calls == chunks_with_graphs);
-        CHECK(calls < 50);  // the chunks of one row skip the invalid rows
-        CHECK(t.data.graphs.empty());
-        CHECK(t.graph_of_record == whole.graph_of_record);
-        CHECK(t.error_of_record == whole.error_of_record);
-        CHECK(t.records == whole.records);
-        CHECK(t.data.smiles == whole.data.smiles);
-        CHECK(t.data.source_rows == whole.data.source_rows);
-        CHECK(t.data.targets == whole.data.targets);
-        CHECK(t.data.report.n_skipped() == whole.data.report.n_skipped());
-        CHECK(got_smiles == whole.data.smiles);
-        REQUIRE(got.size() == whole.data.size());
-        for (std::size_t b = 0; b < got.size(); ++b) {
-            CHECK(got[b].x == whole.data.graphs[b].x);
-            CHECK(got[b].edge_attr == whole.data.graphs[b].edge_attr);
-            CHECK(got[b].graph.in_src() == whole.data.graphs[b].graph.in_src());
-            CHECK(got_targets[b] == whole.data.targets(static_cast<Eigen::Index>(b), 0));
-        }
+        CHECK(error == "chunk from row 20");
     }
     // no valid molecule: the same error as load_molecules, nothing consumed
     const std::string bad = dir.write("bad.csv", "smiles\nC1CC\n[NH5]\n");
     std::size_t calls = 0;
-    const std::string error = error_of([&] { load_molecules_chunked(bad, {}, 1, [&](GraphDataset&, std::size_t) { ++calls; }); });
+    const std::string error =
+        error_of([&] { load_molecules_chunked(bad, {}, 1, [&](GraphDataset&, const std::vector<std::size_t>&, int) { ++calls; }); });
     CHECK(error == error_of([&] { load_molecules(bad); }));
     CHECK_THAT(error, Catch::Contains("no valid molecule"));
     CHECK(calls == 0);
-    CHECK_THROWS_AS(load_molecules_chunked(path, {}, 0, [](GraphDataset&, std::size_t) {}), ConfigError);
+    CHECK_THROWS_AS(load_molecules_chunked(path, {}, 0, [](GraphDataset&, const std::vector<std::size_t>&, int) {}), ConfigError);
 }
 
 TEST_CASE("molecules: the reader computes molecule-level features from its own parse, as add_molecule_features does", "[io][molecules][mol_features]") {
@@ -468,21 +501,27 @@ TEST_CASE("molecules: the reader computes molecule-level features from its own p
         INFO(kind);
         const auto width = static_cast<Eigen::Index>(chem::molecule_feature_names(kind).size());
         for (const std::size_t chunk : {std::size_t{5}, std::size_t{1000}}) {
-            std::vector<GraphSample> got;
-            const MoleculeTable t = load_molecules_chunked(path, {.mol_features = kind}, chunk, [&](GraphDataset& part, std::size_t) {
-                for (auto& g : part.graphs) got.push_back(std::move(g));
+            std::vector<std::optional<GraphSample>> got(plain.records.size());  // per table row
+            std::mutex m;
+            const MoleculeTable t = load_molecules_chunked(path, {.mol_features = kind}, chunk,
+                                                           [&](GraphDataset& part, const std::vector<std::size_t>& records, int) {
+                const std::lock_guard<std::mutex> lock(m);
+                for (std::size_t k = 0; k < part.size(); ++k) got.at(records[k]) = std::move(part.graphs[k]);
             });
             // the same rows as without features, the same atom rows, and u as computed on its own
             CHECK(t.graph_of_record == plain.graph_of_record);
             CHECK(t.error_of_record == plain.error_of_record);
-            REQUIRE(got.size() == plain.data.size());
-            for (std::size_t g = 0; g < got.size(); ++g) {
-                CHECK(got[g].x == plain.data.graphs[g].x);
-                CHECK(got[g].edge_attr == plain.data.graphs[g].edge_attr);
-                const std::vector<float> u = chem::molecule_features(*chem::parse_smiles(plain.data.smiles[g]), kind);
-                REQUIRE(got[g].u.rows() == 1);
-                REQUIRE(got[g].u.cols() == width);
-                for (Eigen::Index c = 0; c < width; ++c) CHECK(got[g].u(0, c) == u[static_cast<std::size_t>(c)]);
+            for (std::size_t r = 0; r < got.size(); ++r) {
+                const long g = plain.graph_of_record[r];
+                REQUIRE(got[r].has_value() == (g >= 0));
+                if (g < 0) continue;
+                const GraphSample& want = plain.data.graphs[static_cast<std::size_t>(g)];
+                CHECK(got[r]->x == want.x);
+                CHECK(got[r]->edge_attr == want.edge_attr);
+                const std::vector<float> u = chem::molecule_features(*chem::parse_smiles(plain.data.smiles[static_cast<std::size_t>(g)]), kind);
+                REQUIRE(got[r]->u.rows() == 1);
+                REQUIRE(got[r]->u.cols() == width);
+                for (Eigen::Index c = 0; c < width; ++c) CHECK(got[r]->u(0, c) == u[static_cast<std::size_t>(c)]);
             }
         }
     }

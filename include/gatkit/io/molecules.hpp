@@ -58,17 +58,28 @@ struct MoleculeTable {
 
 MoleculeTable load_molecules(const std::string& path, const MoleculeReadOptions& options = {});
 
+// What load_molecules_chunked hands each chunk to: consume(chunk, records, thread). `chunk` holds
+// the chunk's valid molecules in input order (graphs, smiles, source_rows, names, targets), and
+// records[k] is the table row (the index of records, graph_of_record, error_of_record) of its
+// graph k. `thread` (0 … thread_count() − 1) numbers the calling thread, for state kept per
+// thread (a model copy). It may move or drop the graphs.
+using ChunkConsumer = std::function<void(GraphDataset& chunk, const std::vector<std::size_t>& records, int thread)>;
+
 // load_molecules for files whose molecules need not all be held at once (prediction): the rows
-// are read, then parsed and featurised `chunk_rows` rows at a time, and `consume` gets each
-// chunk's valid molecules, in input order, before the next chunk is parsed. `chunk` holds their
-// graphs, smiles, source_rows, names and targets; its graph k is graph first_graph + k of the
-// table (the index graph_of_record uses). Only one chunk's features exist at a time: `consume`
-// may move or drop the graphs. The table returned is load_molecules' with data.graphs empty
-// (data.smiles, source_rows, names, targets, report, graph_of_record and error_of_record are
-// all there). The same errors as load_molecules, the last ones ("no valid molecule") after every
-// chunk has been consumed.
+// are read and cut into chunks of `chunk_rows` rows; then each thread parses, featurises and
+// consumes whole chunks, the chunks side by side, so that no thread waits for another before the
+// last chunk and only the chunks in hand hold atom features. `consume` is therefore called from
+// several threads at once, for different chunks, in no set order: it must be safe for that, and
+// what it computes for a chunk must not depend on which thread it runs on (inside it, gatkit's
+// kernels run on the calling thread alone, as in any parallel region). On one thread, or with
+// one chunk, the chunks come in input order on the calling thread.
+// The table returned is load_molecules' with data.graphs empty (data.smiles, source_rows, names,
+// targets, report, graph_of_record and error_of_record are all there). The same errors as
+// load_molecules, the last ones ("no valid molecule") after every chunk has been consumed; an
+// exception from `consume` (or out of memory) ends the load with the exception of the lowest
+// chunk that failed.
 MoleculeTable load_molecules_chunked(const std::string& path, const MoleculeReadOptions& options, std::size_t chunk_rows,
-                                     const std::function<void(GraphDataset& chunk, std::size_t first_graph)>& consume);
+                                     const ChunkConsumer& consume);
 
 // "csv", "smi" or "sdf" for a path (".gz" ignored); throws ConfigError for other extensions.
 std::string molecule_format_of(const std::string& path);
