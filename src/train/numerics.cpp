@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
+#include <cstring>
+#include <type_traits>
 
 namespace gatkit {
 
@@ -24,6 +27,24 @@ std::string nonfinite_summary(const MatrixT<T>& m) {
     for (Eigen::Index k = 0; k < m.size(); ++k)
         if (!std::isfinite(m.data()[k]) && count++ == 0) first = static_cast<double>(m.data()[k]);
     return number(first) + " in " + std::to_string(count) + " of " + std::to_string(m.size()) + " values";
+}
+
+// Whether all n values are finite: the largest magnitude's bits below those of infinity. GCC
+// leaves a loop over std::isfinite scalar; this one runs 16 floats an instruction (a BBBP
+// epoch checks 51 steps' ~180,000 gradients: 1.5 % of its time as scalar code).
+template <class T>
+bool all_finite(const T* values, Eigen::Index n) {
+    using Bits = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
+    constexpr Bits magnitude = ~Bits{0} >> 1;
+    constexpr Bits infinity = static_cast<Bits>(sizeof(T) == 4 ? 0x7f800000ull : 0x7ff0000000000000ull);
+    Bits largest = 0;
+    for (Eigen::Index q = 0; q < n; ++q) {
+        Bits b;
+        std::memcpy(&b, values + q, sizeof b);
+        b &= magnitude;
+        largest = b > largest ? b : largest;
+    }
+    return largest < infinity;
 }
 
 }  // namespace
@@ -79,10 +100,7 @@ void DivergenceGuard<T>::check_gradients(const StepPosition& at) const {
     const auto& slices = slices_.slices();
     std::vector<char> finite(slices.size(), 1);
     slices_.for_each([&](const ParameterSlice& s) {
-        const T* g = params_[s.param]->grad.data() + s.begin;
-        bool ok = true;
-        for (Eigen::Index q = 0; q < s.count; ++q) ok &= std::isfinite(g[q]);
-        finite[static_cast<std::size_t>(&s - slices.data())] = ok;
+        finite[static_cast<std::size_t>(&s - slices.data())] = all_finite(params_[s.param]->grad.data() + s.begin, s.count);
     });
     if (std::all_of(finite.begin(), finite.end(), [](char f) { return f != 0; })) return;
     // Backward runs output to input, so a fault spreads from the parameter nearest the output

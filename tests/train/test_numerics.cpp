@@ -44,6 +44,14 @@ TEST_CASE("DivergenceGuard: finite steps pass, a non-finite gradient names the p
     p.first.value.setConstant(1);
     guard.check_loss(0.7, {.epoch = 1});
     guard.check_gradients({.epoch = 1});  // all zero: fine
+    // the largest and the smallest finite magnitudes are finite
+    p.first.grad(0, 0) = std::numeric_limits<float>::max();
+    p.first.grad(1, 1) = -std::numeric_limits<float>::max();
+    p.middle.grad(0, 0) = std::numeric_limits<float>::denorm_min();
+    p.middle.grad(0, 1) = -0.0f;
+    guard.check_gradients({.epoch = 1});
+    p.first.grad.setZero();
+    p.middle.grad.setZero();
 
     SECTION("gradient NaN in the first and the middle parameter: the middle one is named") {
         p.first.grad(0, 1) = kNaN;
