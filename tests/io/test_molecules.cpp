@@ -397,6 +397,24 @@ TEST_CASE("molecules: records stay in input order with any thread count", "[io][
     CHECK(one.error_of_record == two.error_of_record);
 }
 
+namespace {
+
+// Checks the graph load_molecules_chunked handed over for table row r (got[r]) against the one
+// load_molecules read for it (atom rows, bond rows, edges); returns the row's graph index, or
+// -1 when the row has none (and then none was handed over).
+long check_handed_over(const std::vector<std::optional<GraphSample>>& got, const MoleculeTable& whole, std::size_t r) {
+    const long g = whole.graph_of_record[r];
+    REQUIRE(got[r].has_value() == (g >= 0));
+    if (g < 0) return g;
+    const GraphSample& want = whole.data.graphs[static_cast<std::size_t>(g)];
+    CHECK(got[r]->x == want.x);
+    CHECK(got[r]->edge_attr == want.edge_attr);
+    CHECK(got[r]->graph.in_src() == want.graph.in_src());
+    return g;
+}
+
+}  // namespace
+
 TEST_CASE("molecules: load_molecules_chunked hands over load_molecules' graphs chunk by chunk", "[io][molecules]") {
     TempDir dir;
     const std::vector<std::string> pool = {"CCO", "C1CC", "c1ccccc1", "CC(=O)O", "[NH5]", "CCN(CC)CC", "", "OC1CCCCC1"};
@@ -457,13 +475,8 @@ TEST_CASE("molecules: load_molecules_chunked hands over load_molecules' graphs c
             CHECK(t.data.targets == whole.data.targets);
             CHECK(t.data.report.n_skipped() == whole.data.report.n_skipped());
             for (std::size_t r = 0; r < 50; ++r) {
-                const long g = whole.graph_of_record[r];
-                REQUIRE(got[r].has_value() == (g >= 0));
+                const long g = check_handed_over(got, whole, r);
                 if (g < 0) continue;
-                const GraphSample& want = whole.data.graphs[static_cast<std::size_t>(g)];
-                CHECK(got[r]->x == want.x);
-                CHECK(got[r]->edge_attr == want.edge_attr);
-                CHECK(got[r]->graph.in_src() == want.graph.in_src());
                 CHECK(got_smiles[r] == whole.data.smiles[static_cast<std::size_t>(g)]);
                 CHECK(got_targets[r] == whole.data.targets(g, 0));
             }
@@ -512,12 +525,8 @@ TEST_CASE("molecules: the reader computes molecule-level features from its own p
             CHECK(t.graph_of_record == plain.graph_of_record);
             CHECK(t.error_of_record == plain.error_of_record);
             for (std::size_t r = 0; r < got.size(); ++r) {
-                const long g = plain.graph_of_record[r];
-                REQUIRE(got[r].has_value() == (g >= 0));
+                const long g = check_handed_over(got, plain, r);
                 if (g < 0) continue;
-                const GraphSample& want = plain.data.graphs[static_cast<std::size_t>(g)];
-                CHECK(got[r]->x == want.x);
-                CHECK(got[r]->edge_attr == want.edge_attr);
                 const std::vector<float> u = chem::molecule_features(*chem::parse_smiles(plain.data.smiles[static_cast<std::size_t>(g)]), kind);
                 REQUIRE(got[r]->u.rows() == 1);
                 REQUIRE(got[r]->u.cols() == width);
