@@ -135,12 +135,15 @@ private:
 // caches; prefetch the rows of the edge this far ahead (as the AVX-512 kernels).
 constexpr EdgeId kPrefetchAhead = 16;
 
-inline void prefetch_lines(const float* p, int lines) {
+// always_inline: GCC 12 split the functions below (partial inlining) and then removed the calls to
+// their outlined part, which held nothing but prefetches (a function with no side effects), so
+// the row passes ran with no prefetch at all.
+[[gnu::always_inline]] inline void prefetch_lines(const float* p, int lines) {
     for (int l = 0; l < lines; ++l) _mm_prefetch(reinterpret_cast<const char*>(p) + 64 * l, _MM_HINT_T0);
 }
 
 template <int NB>
-inline void prefetch_source_ahead(const GatSimdArgs& a, const Layout& L, const float* a_src, const float* xw, EdgeId e, EdgeId E) {
+[[gnu::always_inline]] inline void prefetch_source_ahead(const GatSimdArgs& a, const Layout& L, const float* a_src, const float* xw, EdgeId e, EdgeId E) {
     if (e + kPrefetchAhead >= E) return;
     const auto ahead = static_cast<Eigen::Index>(a.in_src[e + kPrefetchAhead]);
     _mm_prefetch(reinterpret_cast<const char*>(a_src + ahead * a.H), _MM_HINT_T0);
