@@ -2,10 +2,10 @@
 
 #include "gatkit/core/error.hpp"
 #include "gatkit/core/memory.hpp"
+#include "gatkit/core/row_sums.hpp"
 #include "gatkit/nn/dropout.hpp"
 
 #include <algorithm>
-#include <cstring>
 #include <string>
 #include <utility>
 
@@ -152,62 +152,6 @@ std::vector<T> dropped_values(const SparseRowsT<T>& x, std::uint64_t key, double
     return out;
 }
 
-namespace {
-
-// A vector of 64 bytes (GCC's vector extension: one AVX-512 register, two AVX ones).
-template <class T>
-struct Lanes {
-    typedef T type __attribute__((vector_size(64)));
-};
-
-// out[c, c + B·L) += Σ over k in [begin, end) of value(k) · row(k)[c, c + B·L) (or = the sum,
-// not +=, when !accumulate), L values a vector: B vectors held in registers while the entries
-// stream past, loaded (or zeroed) once and stored once. Updating the row in memory instead
-// chains each entry's add to the previous entry's store (store-to-load forwarding, ~10 cycles
-// an entry). Every output value gets the same additions in the same order as a plain loop over
-// k: the same bits.
-template <int B, class T, class Entry>
-void sum_rows_block(T* out, Eigen::Index c, EdgeId begin, EdgeId end, bool accumulate, const Entry& entry) {
-    using V = typename Lanes<T>::type;
-    constexpr Eigen::Index L = sizeof(V) / sizeof(T);
-    V acc[B];
-    for (int b = 0; b < B; ++b) {
-        if (accumulate) {
-            std::memcpy(&acc[b], out + c + b * L, sizeof(V));
-        } else {
-            acc[b] = V{};
-        }
-    }
-    for (EdgeId k = begin; k < end; ++k) {
-        const auto [v, row] = entry(k);
-        for (int b = 0; b < B; ++b) {
-            V r;
-            std::memcpy(&r, row + c + b * L, sizeof(V));
-            acc[b] += v * r;
-        }
-    }
-    for (int b = 0; b < B; ++b) std::memcpy(out + c + b * L, &acc[b], sizeof(V));
-}
-
-// out[0, O) (+)= Σ over k in [begin, end) of value(k) · row(k)[0, O): blocks of four vectors,
-// then single vectors, then the last O mod L values in memory.
-template <class T, class Entry>
-void sum_rows(T* out, Eigen::Index O, EdgeId begin, EdgeId end, bool accumulate, const Entry& entry) {
-    constexpr Eigen::Index L = sizeof(typename Lanes<T>::type) / sizeof(T);
-    Eigen::Index c = 0;
-    for (; c + 4 * L <= O; c += 4 * L) sum_rows_block<4>(out, c, begin, end, accumulate, entry);
-    for (; c + L <= O; c += L) sum_rows_block<1>(out, c, begin, end, accumulate, entry);
-    if (c == O) return;
-    if (!accumulate) std::fill(out + c, out + O, T(0));
-    for (EdgeId k = begin; k < end; ++k) {
-        const auto [v, row] = entry(k);
-#pragma omp simd
-        for (Eigen::Index o = c; o < O; ++o) out[o] += v * row[o];
-    }
-}
-
-}  // namespace
-
 template <class T>
 void sparse_times_dense(const SparseRowsT<T>& x, const std::vector<T>& values, const MatrixT<T>& w, MatrixT<T>& y, bool accumulate) {
     if (x.cols != w.rows())
@@ -217,7 +161,7 @@ void sparse_times_dense(const SparseRowsT<T>& x, const std::vector<T>& values, c
 #pragma omp parallel for schedule(dynamic, 64)
     for (Eigen::Index i = 0; i < x.rows; ++i) {
         // dropped entries are 0: no test, a 40-60 % branch mispredicts more than it saves
-        sum_rows(y.data() + i * O, O, x.row_offsets[i], x.row_offsets[i + 1], accumulate, [&](EdgeId k) {
+        detail::sum_rows(y.data() + i * O, O, x.row_offsets[i], x.row_offsets[i + 1], accumulate, [&](EdgeId k) {
             return std::pair{values[k], w.data() + static_cast<Eigen::Index>(x.col[k]) * O};
         });
     }
@@ -232,7 +176,7 @@ void sparse_transpose_times_dense_add(const SparseRowsT<T>& x, const std::vector
     const Eigen::Index O = dy.cols();
 #pragma omp parallel for schedule(dynamic, 32)
     for (Eigen::Index f = 0; f < x.cols; ++f) {
-        sum_rows(g.data() + f * O, O, x.col_offsets[f], x.col_offsets[f + 1], /*accumulate=*/true, [&](EdgeId c) {
+        detail::sum_rows(g.data() + f * O, O, x.col_offsets[f], x.col_offsets[f + 1], /*accumulate=*/true, [&](EdgeId c) {
             const EdgeId k = x.col_entry[c];
             return std::pair{values[k], dy.data() + static_cast<Eigen::Index>(x.entry_row[k]) * O};
         });

@@ -1,6 +1,7 @@
 #include "gatkit/nn/decoder.hpp"
 
 #include "gatkit/core/error.hpp"
+#include "gatkit/core/row_sums.hpp"
 
 namespace gatkit {
 
@@ -138,13 +139,15 @@ void PairDecoderT<T>::backward(const MatrixT<T>& dout, const MatrixT<T>& z, cons
                 touch[static_cast<std::size_t>(next[static_cast<std::size_t>(v)]++)] = {p, u};
             }
         }
+        // dz and z are row-major: row n of either starts at data() + n·C
         const auto rows = static_cast<Eigen::Index>(N);
 #pragma omp parallel for schedule(dynamic, 64)
         for (Eigen::Index n = 0; n < rows; ++n)
-            for (EdgeId k = offsets[static_cast<std::size_t>(n)]; k < offsets[static_cast<std::size_t>(n) + 1]; ++k) {
-                const auto [p, other] = touch[static_cast<std::size_t>(k)];
-                dz.row(n) += dout(p, 0) * z.row(other);
-            }
+            detail::sum_rows(dz.data() + n * C, C, offsets[static_cast<std::size_t>(n)], offsets[static_cast<std::size_t>(n) + 1],
+                             /*accumulate=*/true, [&](EdgeId k) {
+                                 const auto [p, other] = touch[static_cast<std::size_t>(k)];
+                                 return std::pair{dout(p, 0), z.data() + static_cast<Eigen::Index>(other) * C};
+                             });
         return;
     }
     const MatrixT<T> din = mlp_->backward(dout, cache.mlp, /*need_dx=*/true);

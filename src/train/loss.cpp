@@ -79,11 +79,13 @@ LossResult<T> bce_with_logits(const MatrixT<T>& logits, const MatrixT<T>& target
     r.dlogits = MatrixT<T>::Zero(logits.rows(), logits.cols());
     const T inv = T(1) / static_cast<T>(present);
     // Fixed chunks, each summed in double (the mean of many small terms), then the chunk sums in
-    // order: the same loss bits for any thread count.
+    // order: the same loss bits for any thread count. Chunks dealt out in turn (static, 1): a
+    // link batch is its positives, then its negatives, whose terms cost more (log1p of larger
+    // values), and halves would leave one thread with all of them.
     constexpr Eigen::Index kChunk = 4096;
     const Eigen::Index n = logits.size(), chunks = (n + kChunk - 1) / kChunk;
     std::vector<double> partial(static_cast<std::size_t>(chunks), 0.0);
-#pragma omp parallel for schedule(static) if (n >= 4 * kChunk)
+#pragma omp parallel for schedule(static, 1) if (n >= 4 * kChunk)
     for (Eigen::Index c = 0; c < chunks; ++c) {
         double sum = 0;
         for (Eigen::Index k = c * kChunk; k < std::min(n, (c + 1) * kChunk); ++k) {
