@@ -188,19 +188,23 @@ NodePair NegativeSampler::draw_by_rejection(Rng& rng) const {
 }
 
 std::vector<NodePair> NegativeSampler::sample(std::size_t count, Rng& rng) const {
-    std::vector<NodePair> out;
-    if (count == 0) return out;
+    std::vector<NodePair> out(count);
+    sample_into(count, rng, out.data());
+    return out;
+}
+
+void NegativeSampler::sample_into(std::size_t count, Rng& rng, NodePair* out) const {
+    if (count == 0) return;
     if (allowed_pairs() == 0)
         throw GraphError("NegativeSampler: " + std::to_string(count) + " negatives requested, but every one of the " +
                          std::to_string(total_pairs_) + " node pairs of the " + std::to_string(num_nodes_) +
                          "-node graph is forbidden (no non-edge exists)");
     if (count < kParallelDraws) {
-        out.reserve(count);
         if (!allowed_.empty())
-            for (std::size_t k = 0; k < count; ++k) out.push_back(allowed_[rng.below(allowed_.size())]);
+            for (std::size_t k = 0; k < count; ++k) out[k] = allowed_[rng.below(allowed_.size())];
         else
-            for (std::size_t k = 0; k < count; ++k) out.push_back(draw_by_rejection(rng));
-        return out;
+            for (std::size_t k = 0; k < count; ++k) out[k] = draw_by_rejection(rng);
+        return;
     }
     // The same draws in parallel (a training epoch's ~75k negatives were a serial ~5 % of it).
     // Rng is a counter (Rng::peek_u64) and below() takes exactly one value. So draw k of the
@@ -209,14 +213,13 @@ std::vector<NodePair> NegativeSampler::sample(std::size_t count, Rng& rng) const
     // try order: the pairs the one-by-one loop returns, and the generator is left where that
     // loop leaves it.
     const auto below_at = [&rng](std::uint64_t k, std::uint64_t n) { return Rng::scale_below(rng.peek_u64(k), n); };
-    out.resize(count);
     if (!allowed_.empty()) {
         const auto n = static_cast<std::ptrdiff_t>(count);
 #pragma omp parallel for schedule(static)
         for (std::ptrdiff_t k = 0; k < n; ++k)
             out[static_cast<std::size_t>(k)] = allowed_[below_at(static_cast<std::uint64_t>(k) + 1, allowed_.size())];
         rng.skip(count);
-        return out;
+        return;
     }
     const auto nodes = static_cast<std::uint64_t>(num_nodes_);
     std::vector<NodePair> tried;
@@ -245,7 +248,7 @@ std::vector<NodePair> NegativeSampler::sample(std::size_t count, Rng& rng) const
             out[have++] = tried[i];
             if (have == count) {
                 rng.skip(2 * (first_try + i + 1));
-                return out;
+                return;
             }
         }
         first_try += span;

@@ -82,16 +82,20 @@ LinkTrainResult train_link_predictor(LinkModel& model, const Graph& graph, const
     Matrix targets(2 * P, 1);
     targets.topRows(P).setOnes();
     targets.bottomRows(P).setZero();
+    // An epoch's batch: the training positives, then the epoch's negatives drawn into the slots
+    // after them (one buffer for every epoch, not a concatenation each time).
+    std::vector<NodePair> batch = split.train_pos;
+    batch.resize(2 * split.train_pos.size());
 
     // Kept epoch: the highest validation ROC-AUC (best_score).
     LoopState loop(params, adam, rng, options.checkpoint, -1.0, std::numeric_limits<double>::quiet_NaN());
     const DivergenceGuard<float> guard(params, loop.best_weights, loop.best_epoch);
     for (int epoch = loop.first_epoch(); epoch <= options.epochs && !loop.out_of_patience(options.patience); ++epoch) {
         const auto t0 = std::chrono::steady_clock::now();
-        const std::vector<NodePair> neg = sampler.sample(split.train_pos.size(), rng);
+        sampler.sample_into(split.train_pos.size(), rng, batch.data() + split.train_pos.size());
         adam.zero_grad();
         encode_for_training(model, graph, x, options, rng);
-        const Matrix logits = model.decode(concat(split.train_pos, neg), /*training=*/true, &rng);
+        const Matrix logits = model.decode(batch, /*training=*/true, &rng);
         const LossResult<float> loss = bce_with_logits(logits, targets);
         guard.check_loss(loss.loss, {.epoch = epoch});
         model.backward(loss.dlogits);

@@ -139,17 +139,21 @@ bool runs_serially();
 
 namespace detail {
 // rows(r0, rn) over rows [0, R) for gatkit's product kernel (core/gemm_kernel.hpp), whose rows do
-// not depend on the rows computed with them: on one thread all R at once, else chunks of
-// kRowChunk handed out dynamically.
+// not depend on the rows computed with them: on one thread all R at once, else chunks handed out
+// dynamically: of kRowChunk rows, or of kSmallRowChunk where that would give the threads fewer
+// than four chunks each (a weight gradient's rows are the layer's input width: a 64-wide layer
+// was one chunk, computed by one thread while the others waited).
+inline constexpr Eigen::Index kSmallRowChunk = 16;
 template <class Rows>
 void kernel_row_chunks(Eigen::Index R, Rows&& rows) {
     if (runs_serially()) {
         rows(Eigen::Index{0}, R);
         return;
     }
-    const Eigen::Index chunks = (R + kRowChunk - 1) / kRowChunk;
+    const Eigen::Index chunk = (R + kRowChunk - 1) / kRowChunk < 4 * thread_count() ? kSmallRowChunk : kRowChunk;
+    const Eigen::Index chunks = (R + chunk - 1) / chunk;
 #pragma omp parallel for schedule(dynamic, 1)
-    for (Eigen::Index c = 0; c < chunks; ++c) rows(c * kRowChunk, std::min(kRowChunk, R - c * kRowChunk));
+    for (Eigen::Index c = 0; c < chunks; ++c) rows(c * chunk, std::min(chunk, R - c * chunk));
 }
 }  // namespace detail
 

@@ -78,6 +78,8 @@ public:
     // negative_sampling does per epoch. GraphError when count > 0 and no pair is allowed.
     // From kParallelDraws on, drawn in parallel: the same pairs, and the same state of rng after.
     std::vector<NodePair> sample(std::size_t count, Rng& rng) const;
+    // The same draws written to out[0, count) (a training batch's slots after its positives).
+    void sample_into(std::size_t count, Rng& rng, NodePair* out) const;
     static constexpr std::size_t kParallelDraws = 4096;
 
     // `count` distinct allowed pairs, uniform among such sets (used for the fixed val/test
