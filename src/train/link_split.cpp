@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <unordered_set>
@@ -221,37 +222,58 @@ void NegativeSampler::sample_into(std::size_t count, Rng& rng, NodePair* out) co
         rng.skip(count);
         return;
     }
+    // Tries in fixed blocks: each block's tries and its accepted count in parallel, then where
+    // each block's accepted tries go (the count before it), then the copies in parallel.
+    constexpr std::size_t kBlock = 4096;
     const auto nodes = static_cast<std::uint64_t>(num_nodes_);
-    std::vector<NodePair> tried;
-    std::vector<unsigned char> accepted;
     std::size_t have = 0;
     std::uint64_t first_try = 0;
     for (;;) {
         // Enough tries for the draws still wanted if nearly all pass (real graphs are sparse: on
         // ego-Facebook 99 % do), and a further span for the few still missing otherwise.
         const std::size_t span = std::max<std::size_t>(1024, (count - have) + (count - have) / 16 + 256);
-        tried.resize(span);
-        accepted.resize(span);
-        const auto m = static_cast<std::ptrdiff_t>(span);
+        const std::size_t blocks = (span + kBlock - 1) / kBlock;
+        const auto tried = std::make_unique_for_overwrite<NodePair[]>(span);
+        const auto accepted = std::make_unique_for_overwrite<unsigned char[]>(span);
+        std::vector<std::size_t> block_start(blocks + 1, 0);
+        const auto nb = static_cast<std::ptrdiff_t>(blocks);
 #pragma omp parallel for schedule(static)
-        for (std::ptrdiff_t i = 0; i < m; ++i) {
-            const std::uint64_t t = first_try + static_cast<std::uint64_t>(i);
-            const auto u = static_cast<NodeId>(below_at(2 * t + 1, nodes));
-            const auto v = static_cast<NodeId>(below_at(2 * t + 2, nodes));
-            const NodePair p = normalise(u, v);
-            const auto k = static_cast<std::size_t>(i);
-            tried[k] = p;
-            accepted[k] = !forbidden_normalised(p.first, p.second);  // true for u = v too
-        }
-        for (std::size_t i = 0; i < span; ++i) {
-            if (!accepted[i]) continue;
-            out[have++] = tried[i];
-            if (have == count) {
-                rng.skip(2 * (first_try + i + 1));
-                return;
+        for (std::ptrdiff_t b = 0; b < nb; ++b) {
+            std::size_t n = 0;
+            const std::size_t end = std::min(span, static_cast<std::size_t>(b + 1) * kBlock);
+            for (std::size_t i = static_cast<std::size_t>(b) * kBlock; i < end; ++i) {
+                const std::uint64_t t = first_try + i;
+                const auto u = static_cast<NodeId>(below_at(2 * t + 1, nodes));
+                const auto v = static_cast<NodeId>(below_at(2 * t + 2, nodes));
+                const NodePair p = normalise(u, v);
+                tried[i] = p;
+                accepted[i] = !forbidden_normalised(p.first, p.second);  // true for u = v too
+                n += accepted[i];
             }
+            block_start[static_cast<std::size_t>(b) + 1] = n;
         }
-        first_try += span;
+        block_start[0] = have;
+        for (std::size_t b = 0; b < blocks; ++b) block_start[b + 1] += block_start[b];
+#pragma omp parallel for schedule(static)
+        for (std::ptrdiff_t b = 0; b < nb; ++b) {
+            std::size_t at = block_start[static_cast<std::size_t>(b)];
+            const std::size_t end = std::min(span, static_cast<std::size_t>(b + 1) * kBlock);
+            for (std::size_t i = static_cast<std::size_t>(b) * kBlock; i < end && at < count; ++i)
+                if (accepted[i]) out[at++] = tried[i];
+        }
+        if (block_start[blocks] < count) {
+            have = block_start[blocks];
+            first_try += span;
+            continue;
+        }
+        // The try that completed the count: the generator is left just after it.
+        std::size_t b = 0;
+        while (block_start[b + 1] < count) ++b;
+        std::size_t at = block_start[b], i = b * kBlock;
+        for (;; ++i)
+            if (accepted[i] && ++at == count) break;
+        rng.skip(2 * (first_try + i + 1));
+        return;
     }
 }
 

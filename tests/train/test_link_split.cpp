@@ -368,8 +368,13 @@ TEST_CASE("NegativeSampler: parallel draws equal one-by-one draws and leave the 
         for (NodeId v = u + 1; v < 40; ++v)
             if ((u * 7 + v * 3) % 5 != 0) dense.emplace_back(u, v);
     const NegativeSampler a(200, sparse, false), b(40, dense, false), c(200, directed_edges(200, 0.05, 14), true);
+    // a fair share of the pairs forbidden: rejection tries still, but a span of tries falls short of the
+    // count and further spans follow
+    const NegativeSampler d(200, undirected_edges(200, 0.15, 15), false);
     REQUIRE(2 * b.allowed_pairs() < b.total_pairs());
-    for (const NegativeSampler* sampler : {&a, &b, &c}) {
+    REQUIRE(2 * d.allowed_pairs() >= d.total_pairs());
+    REQUIRE(10 * d.allowed_pairs() < 9 * d.total_pairs());
+    for (const NegativeSampler* sampler : {&a, &b, &c, &d}) {
         for (const std::size_t count : {NegativeSampler::kParallelDraws, std::size_t{20011}}) {
             Rng one_by_one(31);
             std::vector<NodePair> expect;
