@@ -148,7 +148,7 @@ void PairDecoderT<T>::backward(const MatrixT<T>& dout, const MatrixT<T>& z, cons
         }
         offsets[N] = total;
         // (pair, other end) of each touch, every entry written below: not zero-filled first (a
-        // serial pass over 2·P entries, 2.4 MB for an ego-Facebook epoch)
+        // serial pass over 2·P entries, 4.8 MB for an ego-Facebook epoch)
         struct Touch {
             Eigen::Index pair;
             NodeId other;
