@@ -166,18 +166,21 @@ TEST_CASE("Dot decoder backward scattered by node equals the serial pair loop, b
           "[nn][decoder][threads]") {
     const int saved = thread_count();
     Rng rng(6);
-    PairDecoder d({.kind = PairDecoderKind::dot, .dim = 16}, rng);
-    const Matrix z = random_matrix<float>(200, 16, rng);
+    // widths: one register, one register and a tail summed in memory, four registers
+    // (core/row_sums.hpp)
+    const Eigen::Index dim = GENERATE(16, 21, 64);
+    PairDecoder d({.kind = PairDecoderKind::dot, .dim = dim}, rng);
+    const Matrix z = random_matrix<float>(200, dim, rng);
     // 3,002 pairs: one counting-sort range; 20,002: eight ranges of pairs (decoder.cpp)
     const int count = GENERATE(3000, 20000);
-    INFO(count + 2 << " pairs");
+    INFO(count + 2 << " pairs, dim " << dim);
     std::vector<NodePair> pairs;
     for (int k = 0; k < count; ++k) pairs.emplace_back(static_cast<NodeId>(rng.below(200)), static_cast<NodeId>(rng.below(200)));
     pairs.emplace_back(7, 7);  // u = v: 2·g·z_u
     pairs.emplace_back(7, 7);
     const Matrix g = random_matrix<float>(static_cast<Eigen::Index>(pairs.size()), 1, rng);
     // The reference: pair by pair, u then v, as the formula reads.
-    Matrix expected = random_matrix<float>(200, 16, rng);
+    Matrix expected = random_matrix<float>(200, dim, rng);
     const Matrix start = expected;
     for (std::size_t p = 0; p < pairs.size(); ++p) {
         const auto [u, v] = pairs[p];

@@ -16,6 +16,7 @@
 
 #include <cmath>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 using namespace gatkit;
@@ -152,6 +153,39 @@ TEST_CASE("sparse products equal the dense products, dropout masks equal the den
     MatrixT<double> bad(29, 7);
     CHECK_THROWS_AS(sparse_times_dense(s, s.value, bad, y), ShapeError);
     CHECK_THROWS_AS(sparse_transpose_times_dense_add(s, s.value, bad, g), ShapeError);
+}
+
+TEMPLATE_TEST_CASE("sparse products of every output width equal the dense products, the same with 1 and 2 threads",
+                   "[core][sparse][threads]", float, double) {
+    // Output widths around the register blocks of core/row_sums.hpp (64 bytes: 16 floats or 8
+    // doubles; four at a time, then one at a time, then the rest in memory).
+    using T = TestType;
+    const int saved = thread_count();
+    const double tol = std::is_same_v<T, float> ? 1e-4 : 1e-12;
+    Rng rng(9);
+    const MatrixT<T> x = sparse_matrix<T>(150, 40, 0.15, rng);
+    const SparseRowsT<T> s = SparseRowsT<T>::from_dense(x);
+    for (const Eigen::Index O : {1, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 129}) {
+        CAPTURE(O);
+        const MatrixT<T> w = random_matrix<T>(40, O, rng), dy = random_matrix<T>(150, O, rng);
+        const MatrixT<T> start = random_matrix<T>(150, O, rng), gstart = random_matrix<T>(40, O, rng);
+        MatrixT<T> y[2], acc[2], g[2];
+        for (int t = 1; t <= 2; ++t) {
+            set_thread_count(t);
+            sparse_times_dense(s, s.value, w, y[t - 1]);
+            acc[t - 1] = start;
+            sparse_times_dense(s, s.value, w, acc[t - 1], /*accumulate=*/true);
+            g[t - 1] = gstart;
+            sparse_transpose_times_dense_add(s, s.value, dy, g[t - 1]);
+        }
+        CHECK((y[0] - x * w).cwiseAbs().maxCoeff() < tol);
+        CHECK((acc[0] - (start + x * w)).cwiseAbs().maxCoeff() < tol);
+        CHECK((g[0] - (gstart + x.transpose() * dy)).cwiseAbs().maxCoeff() < tol);
+        CHECK((y[0].array() == y[1].array()).all());
+        CHECK((acc[0].array() == acc[1].array()).all());
+        CHECK((g[0].array() == g[1].array()).all());
+    }
+    set_thread_count(saved);
 }
 
 TEST_CASE("GatConv on sparse input equals GatConv on the same input dense", "[nn][gat][sparse]") {
