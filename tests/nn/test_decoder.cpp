@@ -162,7 +162,11 @@ TEST_CASE("Pair decoders give identical results with 1 and 2 threads", "[nn][dec
     CHECK(dz[0] == dz[1]);
 }
 
-TEST_CASE("Dot decoder backward scattered by node equals the serial pair loop, bit for bit, 1 and 2 threads",
+// The scatter gives each dz row the serial loop's additions in the serial loop's order, but
+// whether the compiler fuses a multiply and an add differs between its register sums and Eigen's
+// row update (it did under the sanitizers), so the reference is compared within rounding; the
+// thread counts are compared bit for bit.
+TEST_CASE("Dot decoder backward scattered by node equals the serial pair loop, the same bits with 1 and 2 threads",
           "[nn][decoder][threads]") {
     const int saved = thread_count();
     Rng rng(6);
@@ -188,15 +192,17 @@ TEST_CASE("Dot decoder backward scattered by node equals the serial pair loop, b
         expected.row(u) += g(static_cast<Eigen::Index>(p), 0) * zv;
         expected.row(v) += g(static_cast<Eigen::Index>(p), 0) * zu;
     }
+    Matrix dz[2];
     for (int t = 1; t <= 2; ++t) {
         set_thread_count(t);
         PairDecoderCache<float> cache;
         d.forward(z, pairs, cache, false);
-        Matrix dz = start;  // backward adds into dz
-        d.backward(g, z, cache, dz);
-        CHECK((dz.array() == expected.array()).all());
+        dz[t - 1] = start;  // backward adds into dz
+        d.backward(g, z, cache, dz[t - 1]);
     }
     set_thread_count(saved);
+    CHECK((dz[0] - expected).cwiseAbs().maxCoeff() < 1e-4f * (1.0f + expected.cwiseAbs().maxCoeff()));
+    CHECK((dz[0].array() == dz[1].array()).all());
     PairDecoderCache<float> cache;
     d.forward(z, pairs, cache, false);
     Matrix same = z;

@@ -5,7 +5,9 @@
 // memory entry by entry chains each entry's add to the previous entry's store (store-to-load
 // forwarding, ~10 cycles an entry); here it is loaded (or zeroed) once, updated in registers and
 // stored once. Every output value gets the same additions in the same order as the plain loop
-// over k: the same bits.
+// over k: the same bits where the compiler fuses each multiply and add alike (the Release build
+// does: its model files are byte-identical to those of the plain loops; under the sanitizers it
+// fused them differently from Eigen's row update).
 #pragma once
 
 #include "gatkit/core/types.hpp"
