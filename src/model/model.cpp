@@ -105,9 +105,11 @@ Model::Model(const ModelConfig& config, std::uint64_t seed) : config_(config) {
     for (int l = 0; l < config_.layers; ++l) {
         const bool output_layer = !graph_task && l + 1 == config_.layers;
         // The output layer of a node model stays a plain attention layer (its width is the classes).
-        const AttentionOptions o = layer_options(config_, in, output_layer ? config_.num_classes : config_.hidden,
-                                                 output_layer ? config_.out_heads : config_.heads, output_layer,
-                                                 graph_task ? config_.edge_dim : 0);
+        AttentionOptions o = layer_options(config_, in, output_layer ? config_.num_classes : config_.hidden,
+                                           output_layer ? config_.out_heads : config_.heads, output_layer, graph_task ? config_.edge_dim : 0);
+        // A batch of molecules repeats most atom vectors after the first layer (the same bits:
+        // core/distinct_rows.hpp); a node task's graph has few repeats, so it skips the hashing.
+        o.distinct_rows = graph_task;
         layers_.push_back(make_attention_layer(o, rng, "layers." + std::to_string(l)));
         in = layers_.back()->out_width();
     }

@@ -72,7 +72,7 @@ std::unique_ptr<AttentionLayer> make_conv(const AttentionOptions& o, Rng& rng, c
         return std::make_unique<Adapter<GatConv, GatConvCache<float>>>(
             GatConvOptions{.in = o.in, .out = o.out, .heads = o.heads, .concat = o.concat, .negative_slope = o.negative_slope,
                            .dropout = o.dropout, .input_dropout = o.input_dropout, .add_self_loops = o.add_self_loops, .bias = o.bias,
-                           .residual = o.residual, .edge_dim = o.edge_dim},
+                           .residual = o.residual, .edge_dim = o.edge_dim, .distinct_rows = o.distinct_rows},
             rng, name);
     if (o.conv == "gatv2")
         return std::make_unique<Adapter<Gatv2ConvT<float>, Gatv2ConvCache<float>>>(

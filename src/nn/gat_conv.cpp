@@ -160,13 +160,22 @@ void GatConvT<T>::project(const Graph& graph, const MatrixT<T>* x, const SparseR
         cache.x.resize(0, 0);
         cache.x_values = cache.input_drop.active ? dropped_values(*x_sparse, cache.input_drop.key, options_.input_dropout) : x_sparse->value;
     }
+    cache.distinct_found = false;
+    if constexpr (std::is_same_v<T, float>) {
+        if (options_.distinct_rows && x) {
+            cache.distinct.find(cache.x_in ? *cache.x_in : cache.x);
+            cache.distinct_found = true;
+        }
+    }
     input_times(cache, weight_.value, cache.xw, /*accumulate=*/false);
 }
 
 template <class T>
-void GatConvT<T>::input_times(const GatConvCache<T>& cache, const MatrixT<T>& w, MatrixT<T>& out, bool accumulate) const {
+void GatConvT<T>::input_times(GatConvCache<T>& cache, const MatrixT<T>& w, MatrixT<T>& out, bool accumulate) const {
     if (cache.x_sparse) {
         sparse_times_dense(*cache.x_sparse, cache.x_values, w, out, accumulate);
+    } else if (cache.distinct_found) {
+        if constexpr (std::is_same_v<T, float>) cache.distinct.times(cache.x_in ? *cache.x_in : cache.x, w, out, accumulate);
     } else {
         gemm_nn(cache.x_in ? *cache.x_in : cache.x, w, out, accumulate);
     }

@@ -381,3 +381,51 @@ TEST_CASE("GatConv rejects bad options and shapes with the numbers", "[nn][gat]"
     GatConv dropping({.in = 3, .out = 4, .dropout = 0.5}, rng);
     CHECK_THROWS_AS(dropping.forward(g, Matrix::Zero(5, 3), cache, /*training=*/true, /*rng=*/nullptr), ConfigError);
 }
+
+TEST_CASE("GatConv on the input's distinct rows gives the same bits as on every row", "[nn][gat][distinct]") {
+    // Input rows drawn from a few patterns, as atom vectors in a batch of molecules; the layer
+    // with distinct_rows runs its input products on the patterns only.
+    Rng graph_rng(6);
+    const Graph g = test::random_graph(300, 0.02, graph_rng);
+    Rng data_rng(7);
+    const Matrix patterns = random_matrix<float>(9, 64, data_rng);
+    Matrix x(300, 64);
+    for (Eigen::Index i = 0; i < x.rows(); ++i) x.row(i) = patterns.row((i * 7) % 9);
+    const Matrix attr = random_matrix<float>(g.num_edges(), 5, data_rng);
+    const Matrix w = random_matrix<float>(300, 32, data_rng);
+    const int saved = thread_count();
+    for (const bool residual : {false, true})
+        for (const bool edges : {false, true})
+            for (const double input_dropout : {0.0, 0.3})
+                for (const int threads : {1, 2}) {
+                    INFO("residual " << residual << ", edge features " << edges << ", input dropout " << input_dropout << ", threads " << threads);
+                    set_thread_count(threads);
+                    auto run = [&](bool distinct) {
+                        Rng rng(31);
+                        GatConvT<float> layer({.in = 64, .out = 8, .heads = 4, .input_dropout = input_dropout, .residual = residual,
+                                               .edge_dim = edges ? 5 : 0, .distinct_rows = distinct},
+                                              rng);
+                        const Matrix* ea = edges ? &attr : nullptr;
+                        GatConvCache<float> cache;
+                        Rng drop(3);
+                        Matrix out = layer.forward(g, x, cache, true, &drop, ea);
+                        if (distinct) CHECK(cache.distinct.count() == (input_dropout > 0 ? 300 : 9));
+                        Matrix dx = layer.backward(w, cache);
+                        std::vector<Matrix> grads;
+                        ParameterList<float> params;
+                        layer.parameters(params);
+                        for (auto* p : params) grads.push_back(p->grad);
+                        GatConvCache<float> infer_cache;
+                        Matrix inferred = layer.infer(g, x, infer_cache, Activation::elu, ea);
+                        return std::make_tuple(out, dx, grads, inferred);
+                    };
+                    const auto [out0, dx0, g0, inf0] = run(false);
+                    const auto [out1, dx1, g1, inf1] = run(true);
+                    CHECK((out0.array() == out1.array()).all());
+                    CHECK((dx0.array() == dx1.array()).all());
+                    CHECK((inf0.array() == inf1.array()).all());
+                    REQUIRE(g0.size() == g1.size());
+                    for (std::size_t k = 0; k < g0.size(); ++k) CHECK((g0[k].array() == g1[k].array()).all());
+                }
+    set_thread_count(saved);
+}

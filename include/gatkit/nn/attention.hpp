@@ -39,6 +39,7 @@ struct AttentionOptions {
     bool beta = false;            // transformer: gated skip
     std::string block = "plain";  // plain | transformer
     double ffn_dropout = 0.0;     // transformer block: dropout inside the feed-forward part
+    bool distinct_rows = false;   // gat: input products on the distinct rows (GatConvOptions)
 };
 
 // "gat" | "gatv2" | "transformer"; anything else: ConfigError listing them.

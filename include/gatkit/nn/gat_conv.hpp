@@ -32,6 +32,7 @@
 // depend on the number of threads.
 #pragma once
 
+#include "gatkit/core/distinct_rows.hpp"
 #include "gatkit/core/parameter.hpp"
 #include "gatkit/nn/activation.hpp"
 #include "gatkit/core/random.hpp"
@@ -55,6 +56,10 @@ struct GatConvOptions {
     bool bias = true;
     bool residual = false;        // add x'·W_res (no bias), W_res F×out_width
     Eigen::Index edge_dim = 0;    // D, edge feature width; 0 = no edge features
+    // float, dense input: the input products run on the input's distinct rows only
+    // (core/distinct_rows.hpp; the same bits), for inputs whose rows often repeat, as the atoms
+    // of a batch of molecules do after the first layer. Costs a hash per row where they do not.
+    bool distinct_rows = false;
 };
 
 // GatConv<float> runs its row passes with vector kernels (src/nn/gat_simd.hpp) where the build
@@ -84,6 +89,8 @@ struct GatConvCache {
     MatrixT<T> edge_score;         // E×H  a_edge[h]ᵀ (e_ij · W_e)_h, edge_dim > 0 only
     DropoutCache input_drop;
     DropoutCache attn_drop;
+    DistinctRows distinct;         // options.distinct_rows: the distinct rows of the dense input
+    bool distinct_found = false;   // distinct holds those of the last pass's input
 };
 
 template <class T>
@@ -134,7 +141,7 @@ private:
     // The attention passes on cache.xw, then residual and bias, then act (none: as it is).
     MatrixT<T> attend(const Graph& graph, GatConvCache<T>& cache, const MatrixT<T>* edge_attr, Activation act) const;
     // out (+)= x' · w for the input of the last forward, dense or sparse.
-    void input_times(const GatConvCache<T>& cache, const MatrixT<T>& w, MatrixT<T>& out, bool accumulate) const;
+    void input_times(GatConvCache<T>& cache, const MatrixT<T>& w, MatrixT<T>& out, bool accumulate) const;
     // grad += x'ᵀ · dy for the input of the last forward, dense or sparse.
     void input_transpose_times_add(const GatConvCache<T>& cache, const MatrixT<T>& dy, MatrixT<T>& grad) const;
     // Fills cache.edge_attr (attributes of g's edges; g is graph or its self-looped version) and
