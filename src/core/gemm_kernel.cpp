@@ -2,6 +2,9 @@
 
 #include <algorithm>
 
+#if defined(__SSE__)
+#include <xmmintrin.h>
+#endif
 #if defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__))
 #include <immintrin.h>
 #define GATKIT_FLOAT_GEMM 1
@@ -187,5 +190,30 @@ void float_gemm_tn(const float*, std::ptrdiff_t, const float*, std::ptrdiff_t, f
                    std::ptrdiff_t, bool) noexcept {}
 
 #endif
+
+void float_transpose(const float* from, std::ptrdiff_t R, std::ptrdiff_t C, float* to) noexcept {
+    constexpr std::ptrdiff_t b = 16;
+    for (std::ptrdiff_t i0 = 0; i0 < R; i0 += b)
+        for (std::ptrdiff_t j0 = 0; j0 < C; j0 += b) {
+            const std::ptrdiff_t i1 = std::min(R, i0 + b), j1 = std::min(C, j0 + b);
+#if defined(__SSE__)
+            if (i1 - i0 == b && j1 - j0 == b) {
+                for (std::ptrdiff_t i = i0; i < i1; i += 4)
+                    for (std::ptrdiff_t j = j0; j < j1; j += 4) {
+                        __m128 r0 = _mm_loadu_ps(from + i * C + j), r1 = _mm_loadu_ps(from + (i + 1) * C + j);
+                        __m128 r2 = _mm_loadu_ps(from + (i + 2) * C + j), r3 = _mm_loadu_ps(from + (i + 3) * C + j);
+                        _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
+                        _mm_storeu_ps(to + j * R + i, r0);
+                        _mm_storeu_ps(to + (j + 1) * R + i, r1);
+                        _mm_storeu_ps(to + (j + 2) * R + i, r2);
+                        _mm_storeu_ps(to + (j + 3) * R + i, r3);
+                    }
+                continue;
+            }
+#endif
+            for (std::ptrdiff_t i = i0; i < i1; ++i)
+                for (std::ptrdiff_t j = j0; j < j1; ++j) to[j * R + i] = from[i * C + j];
+        }
+}
 
 }  // namespace gatkit::detail

@@ -144,3 +144,16 @@ TEST_CASE("gemm_nn with the kernel is the product: close to double precision, si
         CHECK((C.cast<double>() - ref).cwiseAbs().maxCoeff() < 1e-4);
     }
 }
+
+TEST_CASE("float_transpose copies every element to its transposed place", "[core][gemm]") {
+    Rng rng(33);
+    // whole 16×16 blocks (register transposes), partial blocks on either edge, and both
+    for (const Eigen::Index r : {0, 1, 3, 15, 16, 17, 32, 174, 256})
+        for (const Eigen::Index c : {0, 1, 4, 16, 31, 64, 256}) {
+            INFO(r << "×" << c);
+            const Matrix from = random_matrix<float>(r, c, rng);
+            Matrix to = Matrix::Constant(c, r, -1.0f);
+            detail::float_transpose(from.data(), r, c, to.data());
+            CHECK(same_bits(to, Matrix(from.transpose())));
+        }
+}

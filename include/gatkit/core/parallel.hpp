@@ -256,13 +256,18 @@ void gemm_tn(const MatrixT<T>& A, const MatrixT<T>& B, MatrixT<T>& C, bool accum
 namespace detail {
 // to = fromᵀ (to sized from.cols() × from.rows()), in 16×16 blocks: a weight matrix of the
 // molecule layers (256×256) in a third of the time of Eigen's element-by-element transpose,
-// which strides through the whole destination once per source row.
+// which strides through the whole destination once per source row (floats: float_transpose,
+// core/gemm_kernel.hpp, the same blocks in register transposes).
 template <class T>
 void transpose_into(const MatrixT<T>& from, MatrixT<T>& to) {
     constexpr Eigen::Index b = 16;
     const Eigen::Index R = from.rows(), C = from.cols();
     const T* f = from.data();
     T* t = to.data();
+    if constexpr (std::is_same_v<T, float>) {
+        float_transpose(f, R, C, t);
+        return;
+    }
     for (Eigen::Index i0 = 0; i0 < R; i0 += b)
         for (Eigen::Index j0 = 0; j0 < C; j0 += b) {
             const Eigen::Index i1 = std::min(R, i0 + b), j1 = std::min(C, j0 + b);
