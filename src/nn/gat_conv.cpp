@@ -163,7 +163,7 @@ void GatConvT<T>::project(const Graph& graph, const MatrixT<T>* x, const SparseR
     cache.distinct_found = false;
     if constexpr (std::is_same_v<T, float>) {
         if (options_.distinct_rows && x) {
-            cache.distinct.find(cache.x_in ? *cache.x_in : cache.x);
+            cache.distinct.find(cache.dense_input());
             cache.distinct_found = true;
         }
     }
@@ -175,9 +175,9 @@ void GatConvT<T>::input_times(GatConvCache<T>& cache, const MatrixT<T>& w, Matri
     if (cache.x_sparse) {
         sparse_times_dense(*cache.x_sparse, cache.x_values, w, out, accumulate);
     } else if (cache.distinct_found) {
-        if constexpr (std::is_same_v<T, float>) cache.distinct.times(cache.x_in ? *cache.x_in : cache.x, w, out, accumulate);
+        if constexpr (std::is_same_v<T, float>) cache.distinct.times(cache.dense_input(), w, out, accumulate);
     } else {
-        gemm_nn(cache.x_in ? *cache.x_in : cache.x, w, out, accumulate);
+        gemm_nn(cache.dense_input(), w, out, accumulate);
     }
 }
 

@@ -91,6 +91,9 @@ struct GatConvCache {
     DropoutCache attn_drop;
     DistinctRows distinct;         // options.distinct_rows: the distinct rows of the dense input
     bool distinct_found = false;   // distinct holds those of the last pass's input
+
+    // The dense input of the last pass: the caller's (infer) or the cache's copy.
+    const MatrixT<T>& dense_input() const { return x_in ? *x_in : x; }
 };
 
 template <class T>
