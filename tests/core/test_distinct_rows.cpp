@@ -12,13 +12,9 @@
 
 using namespace gatkit;
 using gatkit::test::random_matrix;
+using gatkit::test::same_bits;
 
 namespace {
-
-bool same_bits(const Matrix& a, const Matrix& b) {
-    return a.rows() == b.rows() && a.cols() == b.cols() &&
-           std::memcmp(a.data(), b.data(), static_cast<std::size_t>(a.size()) * sizeof(float)) == 0;
-}
 
 // `distinct` random rows, then `rows` rows each a copy of one of them (row i copies i mod
 // distinct, so the first `distinct` rows are the distinct ones, in order).

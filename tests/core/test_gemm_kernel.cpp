@@ -13,6 +13,7 @@
 
 using namespace gatkit;
 using gatkit::test::random_matrix;
+using gatkit::test::same_bits;
 
 namespace {
 
@@ -26,8 +27,6 @@ void definition(const Matrix& A, const Matrix& B, Matrix& C, bool accumulate) {
             C(i, j) = accumulate ? C(i, j) + s : s;
         }
 }
-
-bool same_bits(const Matrix& a, const Matrix& b) { return a.rows() == b.rows() && a.cols() == b.cols() && (a.array() == b.array()).all(); }
 
 }  // namespace
 

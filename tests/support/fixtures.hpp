@@ -6,6 +6,7 @@
 #include "gatkit/io/dataset.hpp"
 #include "gatkit/train/fit.hpp"
 
+#include <cstring>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -22,6 +23,12 @@ MatrixT<T> random_matrix(Eigen::Index rows, Eigen::Index cols, Rng& rng) {
     MatrixT<T> m(rows, cols);
     for (Eigen::Index k = 0; k < m.size(); ++k) m.data()[k] = static_cast<T>(rng.uniform(-1.0, 1.0));
     return m;
+}
+
+// Same shape and the same bits in every element (memcmp: -0 and 0 differ, a NaN equals itself).
+inline bool same_bits(const Matrix& a, const Matrix& b) {
+    return a.rows() == b.rows() && a.cols() == b.cols() &&
+           (a.size() == 0 || std::memcmp(a.data(), b.data(), static_cast<std::size_t>(a.size()) * sizeof(float)) == 0);
 }
 
 // `count` small random graphs (3 to 7 nodes, 4 features, no edge features) whose one binary
