@@ -6,6 +6,7 @@
 
 #include <bit>
 #include <cstring>
+#include <string>
 
 namespace gatkit {
 
@@ -64,9 +65,18 @@ void DistinctRows::find(const Matrix& x) {
         std::memcpy(gathered_.data() + d * F, x.data() + first_[static_cast<std::size_t>(d)] * F, bytes);
 }
 
+namespace {
+
+void check_rows(const char* what, Eigen::Index got, Eigen::Index found) {
+    if (got != found)
+        throw ShapeError(std::string("DistinctRows::") + what + ": x has " + std::to_string(got) + " rows, the last find() had " +
+                         std::to_string(found));
+}
+
+}  // namespace
+
 void DistinctRows::times(const Matrix& x, const Matrix& B, Matrix& C, bool accumulate) {
-    if (x.rows() != rows())
-        throw ShapeError("DistinctRows::times: x has " + std::to_string(x.rows()) + " rows, the last find() had " + std::to_string(rows()));
+    check_rows("times", x.rows(), rows());
     if (!compact_) {
         gemm_nn(x, B, C, accumulate);
         return;
@@ -85,6 +95,24 @@ void DistinctRows::times(const Matrix& x, const Matrix& B, Matrix& C, bool accum
             }
         }
     });
+}
+
+void DistinctRows::transpose_times_add(const Matrix& x, const Matrix& dy, Matrix& G) const {
+    check_rows("transpose_times_add", x.rows(), rows());
+    check_rows("transpose_times_add (dy)", dy.rows(), rows());
+    if (!compact_) {
+        gemm_tn(x, dy, G, /*accumulate=*/true);
+        return;
+    }
+    const Eigen::Index N = dy.cols();
+    resize_large(summed_, count(), N);
+    summed_.setZero();
+    for (Eigen::Index i = 0; i < rows(); ++i) {
+        float* s = summed_.data() + of_row_[static_cast<std::size_t>(i)] * N;
+        const float* d = dy.data() + i * N;
+        for (Eigen::Index j = 0; j < N; ++j) s[j] += d[j];
+    }
+    gemm_tn(gathered_, summed_, G, /*accumulate=*/true);
 }
 
 }  // namespace gatkit

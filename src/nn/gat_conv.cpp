@@ -185,6 +185,8 @@ template <class T>
 void GatConvT<T>::input_transpose_times_add(const GatConvCache<T>& cache, const MatrixT<T>& dy, MatrixT<T>& grad) const {
     if (cache.x_sparse) {
         sparse_transpose_times_dense_add(*cache.x_sparse, cache.x_values, dy, grad);
+    } else if (cache.distinct_found) {
+        if constexpr (std::is_same_v<T, float>) cache.distinct.transpose_times_add(cache.x, dy, grad);
     } else {
         gemm_tn(cache.x, dy, grad, /*accumulate=*/true);
     }

@@ -1,6 +1,7 @@
 // Distinct rows (core/distinct_rows.hpp): rows are merged exactly when every bit agrees, also
 // where they differ only outside the hashed sample of columns; a product on the distinct rows
-// has gemm_nn's bits, with and without accumulation, with 1 and 2 threads.
+// has gemm_nn's bits, with and without accumulation, with 1 and 2 threads; the transposed
+// product (a weight gradient) equals xᵀ·dy to rounding, with the same bits for 1 and 2 threads.
 #include "gatkit/core/distinct_rows.hpp"
 #include "gatkit/core/gemm_kernel.hpp"
 #include "gatkit/core/parallel.hpp"
@@ -89,10 +90,37 @@ TEST_CASE("A product on the distinct rows has gemm_nn's bits", "[core][distinct]
     }
 }
 
+TEST_CASE("A transposed product on the distinct rows is xᵀ·dy, whatever the thread count", "[core][distinct]") {
+    Rng rng(11);
+    for (const Eigen::Index rows : {3, 70, 300})
+        for (const Eigen::Index distinct : {Eigen::Index{1}, rows / 3 + 1, rows})
+            for (const auto& [K, N] : {std::pair<Eigen::Index, Eigen::Index>{256, 256}, {14, 7}, {64, 33}}) {
+                INFO("rows " << rows << ", distinct " << distinct << ", " << K << " x " << N);
+                const Matrix x = repeated_rows(rows, distinct, K, rng);
+                const Matrix dy = random_matrix<float>(rows, N, rng);
+                const Matrix G0 = random_matrix<float>(K, N, rng);
+                DistinctRows d;
+                d.find(x);
+                CHECK(d.compact() == (detail::float_gemm_kernel() && 8 * distinct <= 7 * rows));
+                const Eigen::MatrixXd expect = G0.cast<double>() + x.cast<double>().transpose() * dy.cast<double>();
+                Matrix got[2] = {G0, G0};
+                for (const int threads : {1, 2}) {
+                    const ThreadScope scope(threads);
+                    d.transpose_times_add(x, dy, got[threads - 1]);
+                }
+                CHECK(same_bits(got[0], got[1]));
+                const double err = (got[0].cast<double>() - expect).cwiseAbs().maxCoeff();
+                CHECK(err <= 1e-5 * (1.0 + static_cast<double>(rows)));
+            }
+}
+
 TEST_CASE("DistinctRows::times refuses an x other than the one found", "[core][distinct]") {
     Rng rng(2);
     DistinctRows d;
     d.find(random_matrix<float>(10, 4, rng));
     Matrix C;
     CHECK_THROWS_AS(d.times(random_matrix<float>(11, 4, rng), random_matrix<float>(4, 3, rng), C, false), ShapeError);
+    Matrix G = Matrix::Zero(4, 3);
+    CHECK_THROWS_AS(d.transpose_times_add(random_matrix<float>(11, 4, rng), random_matrix<float>(11, 3, rng), G), ShapeError);
+    CHECK_THROWS_AS(d.transpose_times_add(random_matrix<float>(10, 4, rng), random_matrix<float>(9, 3, rng), G), ShapeError);
 }

@@ -38,6 +38,12 @@ public:
     // the build has gatkit's product kernel, core/gemm_kernel.hpp; without it every row is
     // computed, as by gemm_nn).
     void times(const Matrix& x, const Matrix& B, Matrix& C, bool accumulate);
+    // G += xᵀ·dy for the x of the last find() (a weight gradient). On the distinct rows it is
+    // Σ_d x_dᵀ·s_d, where s_d sums the rows of dy whose input row is d, added in increasing row
+    // order: the same product with its sums grouped by distinct row, so its last bits differ
+    // from gemm_tn's on every row, and like gemm_tn's they do not depend on the thread count.
+    // Without compact() it is gemm_tn.
+    void transpose_times_add(const Matrix& x, const Matrix& dy, Matrix& G) const;
 
 private:
     std::vector<Eigen::Index> first_;
@@ -47,6 +53,7 @@ private:
     bool compact_ = false;
     Matrix gathered_;  // count() × cols: the distinct rows
     Matrix product_;   // count() × B.cols()
+    mutable Matrix summed_;  // count() × dy.cols(): transpose_times_add's s_d
 };
 
 }  // namespace gatkit
