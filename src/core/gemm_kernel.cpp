@@ -211,8 +211,7 @@ void float_transpose(const float* from, std::ptrdiff_t R, std::ptrdiff_t C, floa
                 continue;
             }
 #endif
-            for (std::ptrdiff_t i = i0; i < i1; ++i)
-                for (std::ptrdiff_t j = j0; j < j1; ++j) to[j * R + i] = from[i * C + j];
+            transpose_block(from, R, C, to, i0, i1, j0, j1);
         }
 }
 

@@ -162,7 +162,8 @@ void GatConvT<T>::project(const Graph& graph, const MatrixT<T>* x, const SparseR
     }
     cache.distinct_found = false;
     if constexpr (std::is_same_v<T, float>) {
-        if (options_.distinct_rows && x) {
+        // Input dropout leaves hardly two rows alike: nothing to find.
+        if (options_.distinct_rows && x && !cache.input_drop.active) {
             cache.distinct.find(cache.dense_input());
             cache.distinct_found = true;
         }

@@ -51,4 +51,13 @@ void float_gemm_tn(const float* A, std::ptrdiff_t lda, const float* B, std::ptrd
 // copy of Bᵀ (core/parallel.hpp: transpose_into) was 3.7 % of a BBBP training run.
 void float_transpose(const float* from, std::ptrdiff_t R, std::ptrdiff_t C, float* to) noexcept;
 
+// to = fromᵀ element by element over the block [i0, i1) × [j0, j1) of the R×C `from` (the
+// C×R `to`): the 16×16 blocks of transpose_into and the edge blocks of float_transpose.
+template <class T>
+void transpose_block(const T* from, std::ptrdiff_t R, std::ptrdiff_t C, T* to, std::ptrdiff_t i0, std::ptrdiff_t i1, std::ptrdiff_t j0,
+                     std::ptrdiff_t j1) noexcept {
+    for (std::ptrdiff_t i = i0; i < i1; ++i)
+        for (std::ptrdiff_t j = j0; j < j1; ++j) to[j * R + i] = from[i * C + j];
+}
+
 }  // namespace gatkit::detail

@@ -262,18 +262,13 @@ template <class T>
 void transpose_into(const MatrixT<T>& from, MatrixT<T>& to) {
     constexpr Eigen::Index b = 16;
     const Eigen::Index R = from.rows(), C = from.cols();
-    const T* f = from.data();
-    T* t = to.data();
     if constexpr (std::is_same_v<T, float>) {
-        float_transpose(f, R, C, t);
-        return;
+        float_transpose(from.data(), R, C, to.data());
+    } else {
+        for (Eigen::Index i0 = 0; i0 < R; i0 += b)
+            for (Eigen::Index j0 = 0; j0 < C; j0 += b)
+                transpose_block(from.data(), R, C, to.data(), i0, std::min(R, i0 + b), j0, std::min(C, j0 + b));
     }
-    for (Eigen::Index i0 = 0; i0 < R; i0 += b)
-        for (Eigen::Index j0 = 0; j0 < C; j0 += b) {
-            const Eigen::Index i1 = std::min(R, i0 + b), j1 = std::min(C, j0 + b);
-            for (Eigen::Index i = i0; i < i1; ++i)
-                for (Eigen::Index j = j0; j < j1; ++j) t[j * R + i] = f[i * C + j];
-        }
 }
 }  // namespace detail
 

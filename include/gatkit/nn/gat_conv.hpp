@@ -57,8 +57,9 @@ struct GatConvOptions {
     bool residual = false;        // add x'·W_res (no bias), W_res F×out_width
     Eigen::Index edge_dim = 0;    // D, edge feature width; 0 = no edge features
     // float, dense input: the input products run on the input's distinct rows only
-    // (core/distinct_rows.hpp; the same bits), for inputs whose rows often repeat, as the atoms
-    // of a batch of molecules do after the first layer. Costs a hash per row where they do not.
+    // (core/distinct_rows.hpp; x·W with the same bits, the weight gradient with its sums grouped
+    // by distinct row), for inputs whose rows often repeat, as the atoms of a batch of molecules
+    // do after the first layer. Costs a hash per row where they do not; off under input dropout.
     bool distinct_rows = false;
 };
 
