@@ -67,16 +67,16 @@ void DistinctRows::find(const Matrix& x) {
 
 namespace {
 
-void check_rows(const char* what, Eigen::Index got, Eigen::Index found) {
+void check_rows(const char* what, const char* matrix, Eigen::Index got, Eigen::Index found) {
     if (got != found)
-        throw ShapeError(std::string("DistinctRows::") + what + ": x has " + std::to_string(got) + " rows, the last find() had " +
-                         std::to_string(found));
+        throw ShapeError(std::string("DistinctRows::") + what + ": " + matrix + " has " + std::to_string(got) +
+                         " rows, the last find() had " + std::to_string(found));
 }
 
 }  // namespace
 
 void DistinctRows::times(const Matrix& x, const Matrix& B, Matrix& C, bool accumulate) {
-    check_rows("times", x.rows(), rows());
+    check_rows("times", "x", x.rows(), rows());
     if (!compact_) {
         gemm_nn(x, B, C, accumulate);
         return;
@@ -98,8 +98,8 @@ void DistinctRows::times(const Matrix& x, const Matrix& B, Matrix& C, bool accum
 }
 
 void DistinctRows::transpose_times_add(const Matrix& x, const Matrix& dy, Matrix& G) const {
-    check_rows("transpose_times_add", x.rows(), rows());
-    check_rows("transpose_times_add (dy)", dy.rows(), rows());
+    check_rows("transpose_times_add", "x", x.rows(), rows());
+    check_rows("transpose_times_add", "dy", dy.rows(), rows());
     if (!compact_) {
         gemm_tn(x, dy, G, /*accumulate=*/true);
         return;
