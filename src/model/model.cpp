@@ -311,6 +311,8 @@ Matrix Model::graph_forward(const GraphBatch& batch, const Matrix& x, const Matr
     return head_->forward(head_in, head_cache_, training, rng);
 }
 
+Eigen::Index Model::graph_embedding_width() const { return pool_ ? pool_->out_width() : 0; }
+
 void Model::backward(const Matrix& dout) {
     if (inferred_) throw ConfigError("model: backward after predict, which keeps nothing for it; run forward");
     Matrix d = dout;

@@ -315,7 +315,7 @@ Matrix Predictor::graph_embeddings(const std::vector<std::string>& smiles, std::
             pooled.block(static_cast<Eigen::Index>(start), static_cast<Eigen::Index>(k) * g.cols(), g.rows(), g.cols()) = g;
         }
     }
-    if (pooled.size() == 0) pooled.resize(0, c.heads * c.hidden * static_cast<Eigen::Index>(members_.size()));
+    if (pooled.size() == 0) pooled.resize(0, model_->graph_embedding_width() * static_cast<Eigen::Index>(members_.size()));
     std::vector<Eigen::Index> row_of_graph(f.data.size(), -1);
     for (std::size_t k = 0; k < kept.size(); ++k) row_of_graph[kept[k]] = static_cast<Eigen::Index>(k);
     Matrix out = Matrix::Constant(static_cast<Eigen::Index>(smiles.size()), pooled.cols(), kNaN);

@@ -277,6 +277,12 @@ TEST_CASE("Predictor gives graph embeddings, node embeddings and attention that 
     // The pooled vector of a molecule does not depend on what else is in the batch.
     const Matrix alone = p.graph_embeddings({"c1ccncc1"});
     CHECK(alone.row(0).isApprox(emb.row(2), 1e-6f));
+    // No valid input: as many NaN rows, and still the readout's width.
+    const Matrix none = p.graph_embeddings({"not smiles", "C1CC"}, &errors);
+    CHECK(none.rows() == 2);
+    CHECK(none.cols() == 32);
+    CHECK(none.array().isNaN().all());
+    CHECK_FALSE(errors[1].empty());
 
     const auto mol = chem::parse_smiles("c1ccncc1");
     const GraphSample s = chem::featurize_molecule(*mol);

@@ -88,8 +88,11 @@ public:
     // parameter gradient.
     void backward(const Matrix& dout);
 
-    // Graph task: the pooled graph vectors (B×C) of the last forward (embeddings).
+    // Graph task: the pooled graph vectors of the last forward (embeddings), B × graph_embedding_width().
     const Matrix& graph_embeddings() const { return pooled_; }
+    // Graph task: the readout's output width, channels × readout kinds (the MLP head takes these
+    // columns, then the molecule-level ones); 0 for the other tasks.
+    Eigen::Index graph_embedding_width() const;
     // The node vectors of the last forward (N×C, embeddings): graph task, the last attention
     // layer's activated output (what the readout pools); node task, the input of the output
     // layer (the last hidden layer's activated output; the features when there is one layer).

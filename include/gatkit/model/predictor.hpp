@@ -102,8 +102,8 @@ public:
     // models need data.smiles. With a full mask, a graph above the model's max_full_nodes is an
     // error row (here and in predict_smiles / predict_molecules), not a failure of the call.
     Predictions predict(const GraphDataset& data);
-    // The pooled graph vector (the readout's output, the MLP head's input) of each SMILES:
-    // rows × C, NaN rows for invalid ones and, with a full mask, for molecules above
+    // The pooled graph vector (the readout's output: channels × readout kinds columns, before the
+    // molecule-level features the MLP head also takes) of each SMILES: NaN rows for invalid ones and, with a full mask, for molecules above
     // max_full_nodes (their reasons in *errors when given).
     Matrix graph_embeddings(const std::vector<std::string>& smiles, std::vector<std::string>* errors = nullptr);
     // Every attention coefficient of every layer and head for one molecule (atom indices as
