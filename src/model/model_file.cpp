@@ -6,6 +6,7 @@
 #include "gatkit/core/error.hpp"
 #include "gatkit/io/atomic_file.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include "safetensors_io.hpp"
@@ -108,6 +109,28 @@ void check_node_features(const GatkitFile& file, const ModelConfig& config, cons
     }
 }
 
+// The names of the outputs against their number: a class name per output (node, edge and
+// multiclass graph models), else a target name per output, with the scaling of each regression
+// target. A file whose lists disagree with its outputs would index past them when predicting.
+void check_outputs(const GatkitFile& file, const std::string& task, const std::string& target_type, Eigen::Index outputs,
+                   const ModelInfo& info) {
+    const auto n = static_cast<std::size_t>(std::max<Eigen::Index>(outputs, 0));
+    auto count = [](std::size_t k, const std::string& one, const std::string& many) { return std::to_string(k) + " " + (k == 1 ? one : many); };
+    const bool by_class = task == "node" || task == "edge" || target_type == "multiclass";
+    const std::vector<std::string>& names = by_class ? info.class_names : info.target_names;
+    if (names.size() != n)
+        throw file.bad("it has " + count(n, "output", "outputs") + " but " +
+                       count(names.size(), by_class ? "class name" : "target name", by_class ? "class names" : "target names") + " in its info");
+    if (task != "graph" || target_type != "regression") return;
+    if (info.target_mean.size() != n || info.target_std.size() != n)
+        throw file.bad("it has " + count(n, "regression target", "regression targets") + " but " + count(info.target_mean.size(), "mean", "means") +
+                       " and " + count(info.target_std.size(), "standard deviation", "standard deviations") + " in its info");
+    for (std::size_t t = 0; t < n; ++t)
+        if (!std::isfinite(info.target_mean[t]) || !(info.target_std[t] > 0) || !std::isfinite(info.target_std[t]))
+            throw file.bad("target '" + info.target_names[t] + "' has mean " + std::to_string(info.target_mean[t]) + " and standard deviation " +
+                           std::to_string(info.target_std[t]));
+}
+
 }  // namespace
 
 void save_model(const std::string& path, Model& model) { save_model_ensemble(path, {&model}); }
@@ -163,6 +186,7 @@ std::vector<Model> read_models(const GatkitFile& file) {
                        ") differ from this gatkit's (" + chem::featurizer_spec() + "); train the model again");
     check_graph_features(file, config, info);
     check_node_features(file, config, info);
+    check_outputs(file, config.task, config.target_type, config.num_classes, info);
     std::vector<Model> members;
     for (std::size_t k = 0; k < file.ensemble_size; ++k) {
         Model model(config, 0);
@@ -252,6 +276,7 @@ LinkModel load_link_model(const std::string& path) {
     if (config.task != "link" && config.task != "edge") throw file.bad("holds a " + config.task + " model, not a link or edge model");
     LinkModel model(config, 0);
     model.info() = read_info(file);
+    if (config.task == "edge") check_outputs(file, config.task, "multiclass", config.num_classes, model.info());
     for (auto* p : model.parameters()) file.read(p->name, p->value);
     const std::size_t n = model.info().node_ids.size();
     model.node_vectors.resize(static_cast<Eigen::Index>(n), config.out_channels);
@@ -311,9 +336,13 @@ LoadedFingerprintModel load_fingerprint_model(const std::string& path) {
         file.read(name, m);
         tensors.emplace_back(name, std::move(m));
     }
+    ModelInfo info = read_info(file);
+    std::string target_type = GatkitFile::text_of(file.meta(), "target_type");
+    if (target_type != "binary" && target_type != "regression")
+        throw file.bad("target_type '" + target_type + "' (a fingerprint model is binary or regression)");
+    check_outputs(file, "fingerprint", target_type, tensors.front().second.rows(), info);
     try {
-        ModelInfo info = info_from_json(file.meta_json("info"));
-        return {FingerprintModel(tensors), std::move(info), GatkitFile::text_of(file.meta(), "target_type")};
+        return {FingerprintModel(tensors), std::move(info), std::move(target_type)};
     } catch (const json::exception& e) {
         throw file.bad(std::string("metadata is incomplete or malformed: ") + e.what());
     } catch (const Error& e) {

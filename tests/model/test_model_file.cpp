@@ -1,7 +1,9 @@
 // Model files (safetensors layout): exact round trip, and damaged files give a gatkit::Error.
 #include "gatkit/chem/featurize.hpp"
 #include "gatkit/core/error.hpp"
+#include "gatkit/model/fingerprint_model.hpp"
 #include "gatkit/model/model_file.hpp"
+#include "gatkit/model/predictor.hpp"
 #include "support/fixtures.hpp"
 
 #include <catch2/catch.hpp>
@@ -371,4 +373,62 @@ TEST_CASE("model ensembles: mismatched members and damaged ensemble files are re
     // A version-1 reader sees a version it does not know (checked through this reader's message
     // for an unknown version).
     fails(edit_header(bytes, R"("format_version":"2")", R"("format_version":"3")"), "format version '3'");
+}
+
+TEST_CASE("load_model: output names that disagree with the outputs are refused, not read past", "[model][file]") {
+    TempDir dir;
+    const std::string path = dir.file("m.gatkit");
+    auto refused = [&](Model& m, const std::string& words) {
+        save_model(path, m);
+        CHECK_THROWS_AS(load_model(path), ParseError);
+        CHECK_THROWS_WITH(load_model(path), Catch::Contains("m.gatkit") && Catch::Contains(words));
+        CHECK_THROWS_AS(Predictor::load(path), ParseError);
+    };
+    // A node model: one class name per output.
+    Model node = small_model();
+    node.info().class_names = {"alpha"};
+    refused(node, "3 outputs but 1 class name");
+    node.info().class_names = {};
+    refused(node, "3 outputs but 0 class names");
+    // A binary graph model: one target name per output.
+    Model graph = small_graph_model(1);
+    graph.info().target_names = {};
+    refused(graph, "1 output but 0 target names");
+    graph.info().target_names = {"a", "b"};
+    refused(graph, "1 output but 2 target names");
+    // Regression: each target's mean and a positive, finite standard deviation.
+    ModelConfig c = graph.config();
+    c.target_type = "regression";
+    c.num_classes = 2;
+    Model reg(c, 2);
+    reg.info().target_names = {"logS", "logP"};
+    reg.info().target_mean = {1.0, 2.0};
+    reg.info().target_std = {0.5, 1.5};
+    save_model(path, reg);
+    CHECK(load_model(path).info().target_std == std::vector<double>{0.5, 1.5});
+    reg.info().target_std = {0.5};
+    refused(reg, "2 regression targets but 2 means and 1 standard deviation in its info");
+    reg.info().target_std = {0.5, 0.0};
+    refused(reg, "target 'logP' has mean 2");
+}
+
+TEST_CASE("load_fingerprint_model: target names that disagree with the weights, or an unknown target type, are refused", "[model][file][fingerprint]") {
+    TempDir dir;
+    const std::string path = dir.file("fp.gatkit");
+    const std::vector<std::vector<std::uint32_t>> bits = {{1, 5}, {2, 7}, {1, 3}, {4, 6}, {1, 9}, {2, 6}};
+    Matrix y(6, 1);
+    y << 1, 0, 1, 0, 1, 0;
+    const FingerprintModel fp = FingerprintModel::fit(bits, y, {.n_bits = 16});
+    ModelInfo info;
+    info.target_names = {"active"};
+    save_fingerprint_model(path, fp, info, "binary");
+    CHECK(load_fingerprint_model(path).info.target_names == info.target_names);
+    info.target_names = {};
+    save_fingerprint_model(path, fp, info, "binary");
+    CHECK_THROWS_AS(load_fingerprint_model(path), ParseError);
+    CHECK_THROWS_WITH(load_fingerprint_model(path), Catch::Contains("1 output but 0 target names"));
+    CHECK_THROWS_AS(Predictor::load(path), ParseError);
+    info.target_names = {"active"};
+    save_fingerprint_model(path, fp, info, "multiclass");
+    CHECK_THROWS_WITH(load_fingerprint_model(path), Catch::Contains("target_type 'multiclass'"));
 }
