@@ -146,11 +146,11 @@ void prepare_out_dir(const std::string& dir) {
 
 int explain_molecules(const ExplainArgs& a) {
     if (!a.node.empty()) throw UserError("--node goes with node models; " + a.model + " is a molecule model", "use --smiles S or --data FILE");
-    if (a.smiles.empty() == a.data.empty()) throw UserError("explain needs exactly one of --smiles and --data for a molecule model");
-    if (!a.smiles.empty() && a.out.empty()) throw UserError("explain --smiles needs --out FILE.svg");
+    if (a.smiles.empty() == a.data.empty()) throw UsageError("explain needs exactly one of --smiles and --data for a molecule model");
+    if (!a.smiles.empty() && a.out.empty()) throw UsageError("explain --smiles needs --out FILE.svg");
     if (!a.data.empty() && a.out_dir.empty())
-        throw UserError("explain --data writes one picture per row and needs --out-dir DIR", "for one molecule use --smiles S --out FILE.svg");
-    if (!a.out.empty() && !a.out_dir.empty()) throw UserError("give --out (with --smiles) or --out-dir (with --data), not both");
+        throw UsageError("explain --data writes one picture per row and needs --out-dir DIR", "for one molecule use --smiles S --out FILE.svg");
+    if (!a.out.empty() && !a.out_dir.empty()) throw UsageError("give --out (with --smiles) or --out-dir (with --data), not both");
     if (!a.out.empty()) check_output_path("--out", a.out);
 
     std::vector<Model> members = load_molecule_models(a.model, "explain");
@@ -217,8 +217,8 @@ NodeId find_node(const NodeTaskData& data, const std::string& id) {
 }
 
 int explain_node(const ExplainArgs& a) {
-    if (a.node.empty()) throw UserError("explain for a node model needs --node ID (and --data, as for gatkit predict)");
-    if (a.data.empty()) throw UserError("explain --node needs --data: the graph the node model runs on (as for gatkit predict)");
+    if (a.node.empty()) throw UsageError("explain for a node model needs --node ID (and --data, as for gatkit predict)");
+    if (a.data.empty()) throw UsageError("explain --node needs --data: the graph the node model runs on (as for gatkit predict)");
     if (!a.smiles.empty() || !a.out_dir.empty()) throw UserError("--smiles and --out-dir go with molecule models; " + a.model + " is a node model");
     if (!a.out.empty() && a.out != "-") check_output_path("--out", a.out);
     Model model = load_model(a.model);
@@ -269,7 +269,7 @@ int run_explain(const ExplainArgs& a) {
 // ---- embed
 
 int embed_molecules(const EmbedArgs& a) {
-    if (a.smiles.empty() == a.data.empty()) throw UserError("embed needs exactly one of --smiles and --data for a molecule model");
+    if (a.smiles.empty() == a.data.empty()) throw UsageError("embed needs exactly one of --smiles and --data for a molecule model");
     std::vector<Model> members = load_molecule_models(a.model, "embed");
     const Model& model = members.front();
     const MoleculeTable table = read_molecule_inputs(a.smiles, a.data, a.smiles_column, model.info(), model.config().pe, model.info().graph_features);
@@ -310,7 +310,7 @@ int embed_molecules(const EmbedArgs& a) {
 }
 
 int embed_nodes(const EmbedArgs& a) {
-    if (a.data.empty()) throw UserError("embed for a node model needs --data: the graph it runs on (as for gatkit predict)");
+    if (a.data.empty()) throw UsageError("embed for a node model needs --data: the graph it runs on (as for gatkit predict)");
     if (!a.smiles.empty()) throw UserError("--smiles needs a molecule model; " + a.model + " is a node model");
     Model model = load_model(a.model);
     const NodeTaskData data = node_data(a.model, a.data, a.feature_file, a.label_file, model);
@@ -361,11 +361,11 @@ void add_explain_command(CLI::App& app, Action& action) {
     c->add_option("--layer", a->layer, "attention layer, 0-based (default: the last)");
     c->add_option("--head", a->head, "attention head, 0-based (default: the mean over the layer's heads)");
     c->add_option("--node", a->node, "node models: the node id whose neighbours to list");
-    c->add_option("--top-k", a->top_k, "--node: neighbours listed")->capture_default_str()->check(CLI::PositiveNumber);
+    c->add_option("--top-k", a->top_k, "--node: neighbours listed")->capture_default_str()->check(integer_at_least(1));
     c->add_flag("--atom-indices", a->atom_indices, "molecule pictures: write each atom's index");
     c->add_option("--feature-file", a->feature_file, "node model on an edge list: the node feature file it was trained with");
     c->add_option("--label-file", a->label_file, "node model on an edge list: adds the nodes it names");
-    c->add_option("--threads", a->threads, "Threads (default: all cores)")->check(CLI::PositiveNumber);
+    c->add_option("--threads", a->threads, "Threads (default: all cores)")->check(thread_count_check());
     c->callback([&action, a] { action = [a] { return run_explain(*a); }; });
 }
 
@@ -379,7 +379,7 @@ void add_embed_command(CLI::App& app, Action& action) {
     c->add_option("--out", a->out, "CSV: row,smiles[,name],g0..,error (molecules) or node_id,z0.. (nodes)")->required();
     c->add_option("--feature-file", a->feature_file, "node model on an edge list: the node feature file it was trained with");
     c->add_option("--label-file", a->label_file, "node model on an edge list: adds the nodes it names");
-    c->add_option("--threads", a->threads, "Threads (default: all cores)")->check(CLI::PositiveNumber);
+    c->add_option("--threads", a->threads, "Threads (default: all cores)")->check(thread_count_check());
     c->callback([&action, a] { action = [a] { return run_embed(*a); }; });
 }
 

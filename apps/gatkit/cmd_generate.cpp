@@ -118,7 +118,7 @@ void add_generate_command(CLI::App& app, Action& action) {
         ->required();
     c->add_option("--nodes", o->planted.nodes, "Nodes")->capture_default_str();
     c->add_option("--avg-degree", o->planted.avg_degree, "Average degree (planted, erdos-renyi)")->capture_default_str();
-    c->add_option("--seed", o->planted.seed, "Seed")->capture_default_str();
+    c->add_option("--seed", o->planted.seed, "Seed")->capture_default_str()->check(seed_value());
     c->add_option("--classes", o->planted.classes, "planted: classes (blocks)")->capture_default_str();
     c->add_option("--homophily", o->planted.homophily, "planted: fraction of edges inside a class")->capture_default_str();
     c->add_option("--features", o->planted.features, "planted: vocabulary size (feature columns)")->capture_default_str();

@@ -93,8 +93,8 @@ int run_predict(const PredictArgs& a) {
     if (!a.attention.empty() && kind == "fingerprint") throw UserError("--attention needs an attention model; " + a.model + " is a fingerprint model");
     if (!a.pairs.empty() || !a.recommend.empty() || !a.embeddings.empty())
         throw UserError("--pairs, --recommend and --embeddings need a link or edge model; " + a.model + " is a " + kind + " model");
-    if (a.data.empty() == a.smiles.empty()) throw UserError("predict needs exactly one of --data and --smiles");
-    if (a.smiles.empty() && a.out.empty()) throw UserError("predict --data needs --out");
+    if (a.data.empty() == a.smiles.empty()) throw UsageError("predict needs exactly one of --data and --smiles");
+    if (a.smiles.empty() && a.out.empty()) throw UsageError("predict --data needs --out");
     if (!a.out.empty() && a.out != "-") check_output_path("--out", a.out);
     if (kind == "node") {
         if (!a.smiles.empty()) throw UserError("--smiles needs a molecule model; " + a.model + " is a node model");
@@ -124,7 +124,7 @@ void add_predict_command(CLI::App& app, Action& action) {
     c->add_option("--recommend", a->recommend, "link: node ids to recommend new links for")->delimiter(',');
     c->add_option("--top-k", a->top_k, "link: recommendations per node")->capture_default_str();
     c->add_option("--embeddings", a->embeddings, "link/edge: write the node vectors (node_id,z0,...)");
-    c->add_option("--threads", a->threads, "Threads (default: all cores)")->check(CLI::PositiveNumber);
+    c->add_option("--threads", a->threads, "Threads (default: all cores)")->check(thread_count_check());
     c->callback([&action, a] { action = [a] { return run_predict(*a); }; });
 }
 

@@ -44,7 +44,7 @@ int run_train(const TrainArgs& a) {
         throw UserError("--task " + a.task + " is not available (available: node, graph, link, edge)");
     if (a.task != "graph" && (a.lr_schedule != "constant" || a.warmup_epochs))
         throw UserError("--lr-schedule and --warmup-epochs apply to --task graph (the " + a.task + " task trains at a constant --lr)");
-    if (a.residual && a.no_residual) throw UserError("--residual and --no-residual contradict each other: give one");
+    if (a.residual && a.no_residual) throw UsageError("--residual and --no-residual contradict each other: give one");
     if (a.task != "graph" && !a.split_out.empty())
         throw UserError("--split-out applies to --task graph (the " + a.task + " task writes no split file)");
     if (!a.mol_features.empty() && a.mol_features != "none" && (a.task != "graph" || a.model_type != "gat"))
@@ -249,16 +249,16 @@ void add_train_command(CLI::App& app, Action& action) {
     c->add_option("--warmup-epochs", a->warmup_epochs, "graph, with --lr-schedule noam|cosine: epochs of linear warm-up (default 2)");
     c->add_option("--weight-decay", a->weight_decay, "L2 weight decay; decoupled with --optimizer adamw (node 5e-4; link/edge 5e-4 with the data's own features; else 0)");
     c->add_option("--optimizer", a->optimizer, "adam|adamw")->check(CLI::IsMember({"adam", "adamw"}))->capture_default_str();
-    c->add_option("--patience", a->patience, "Early stopping patience in epochs, 0: off (node 100, graph 20, link/edge 50)");
+    c->add_option("--patience", a->patience, "Early stopping patience in epochs, 0: off (node 100, graph 20, link/edge 50)")->check(integer_at_least(0));
     c->add_option("--batch-size", a->batch_size, "graph: graphs per batch")->capture_default_str();
-    c->add_option("--seed", a->seed, "Seed for the split, initialisation, shuffling and dropout")->capture_default_str();
+    c->add_option("--seed", a->seed, "Seed for the split, initialisation, shuffling and dropout")->capture_default_str()->check(seed_value());
     c->add_option("--init-seed", a->init_seed,
-                  "Seed for initialisation, shuffling and dropout only (default: from --seed); the split stays that of --seed");
+                  "Seed for initialisation, shuffling and dropout only (default: from --seed); the split stays that of --seed")->check(seed_value());
     c->add_option("--ensemble-size", a->ensemble_size,
                   "graph: train N models on the same split, each from its own seed (member k ≥ 1 as --init-seed S+k would, S = --init-seed "
                   "or --seed), and average their predictions (Chemprop's --ensemble_size); all N go into one model file")
         ->capture_default_str();
-    c->add_option("--threads", a->threads, "Threads (default: all cores)")->check(CLI::PositiveNumber);
+    c->add_option("--threads", a->threads, "Threads (default: all cores)")->check(thread_count_check());
     c->add_option("--out", a->out, "Model file to write")->required();
     c->add_option("--metrics-json", a->metrics_json, "Write metrics as one JSON object");
     c->add_option("--checkpoint", a->checkpoint,

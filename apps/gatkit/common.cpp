@@ -9,6 +9,8 @@
 #include "gatkit/train/fit.hpp"
 #include "gatkit/nn/activation.hpp"
 
+#include <charconv>
+#include <cstdint>
 #include <filesystem>
 #include <unistd.h>
 
@@ -67,6 +69,49 @@ void check_output_path(const std::string& flag, const std::string& path) {
 }
 
 bool stderr_is_terminal() { return ::isatty(STDERR_FILENO) == 1; }
+
+namespace {
+
+// The decimal integer `text` is, when it is one (an optional '-' and digits only), in *value.
+bool read_integer(const std::string& text, long long* value) {
+    const char* end = text.data() + text.size();
+    const auto [ptr, ec] = std::from_chars(text.data(), end, *value);
+    return !text.empty() && ec == std::errc() && ptr == end;
+}
+
+}  // namespace
+
+CLI::Validator thread_count_check() {
+    return CLI::Validator(
+        [](std::string& text) {
+            long long n = 0;
+            if (read_integer(text, &n) && n >= 1 && n <= kMaxThreads) return std::string();
+            return "expected a thread count from 1 to " + std::to_string(kMaxThreads) + ", got '" + text + "'";
+        },
+        "1.." + std::to_string(kMaxThreads), "THREADS");
+}
+
+CLI::Validator integer_at_least(long long least) {
+    return CLI::Validator(
+        [least](std::string& text) {
+            long long n = 0;
+            if (read_integer(text, &n) && n >= least) return std::string();
+            return "expected an integer >= " + std::to_string(least) + ", got '" + text + "'";
+        },
+        ">=" + std::to_string(least), "AT_LEAST");
+}
+
+CLI::Validator seed_value() {
+    return CLI::Validator(
+        [](std::string& text) {
+            std::uint64_t n = 0;
+            const char* end = text.data() + text.size();
+            const auto [ptr, ec] = std::from_chars(text.data(), end, n);
+            if (!text.empty() && text.front() != '-' && text.front() != '+' && ec == std::errc() && ptr == end) return std::string();
+            return "expected a seed from 0 to 18446744073709551615, got '" + text + "'";
+        },
+        "0..2^64-1", "SEED");
+}
 
 void use_threads(int n) {
     if (n > 0) set_thread_count(n);

@@ -1,6 +1,8 @@
 // Shared pieces of the gatkit command-line program.
 #pragma once
 
+#include "gatkit/core/parallel.hpp"
+
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
@@ -24,6 +26,20 @@ struct UserError : std::runtime_error {
     UserError(const std::string& what, std::string hint = {}) : std::runtime_error(what), hint(std::move(hint)) {}
     std::string hint;
 };
+
+// A usage error: flags missing or given together that cannot be; printed like a UserError, exit
+// code 2 (ARCHITECTURE.md §6: 1 for a user error, 2 for usage).
+struct UsageError : UserError {
+    using UserError::UserError;
+};
+
+// Option checks whose messages say what is accepted (CLI11's number checks print ranges up to
+// 1.8e308): an integer from 1 to kMaxThreads; an integer >= `least`; a decimal seed 0 .. 2^64−1
+// (CLI11 alone reads "-1" as 2^64−1 and an overflowing one as the largest value).
+inline constexpr int kMaxThreads = kMaxThreadCount;
+CLI::Validator thread_count_check();
+CLI::Validator integer_at_least(long long least);
+CLI::Validator seed_value();
 
 // CSV field quoting (RFC 4180).
 std::string csv_field(const std::string& s);

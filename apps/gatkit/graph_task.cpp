@@ -71,7 +71,7 @@ void check_split_kind(const TrainArgs& a) {
 std::vector<IndexSplit> make_splits(const TrainArgs& a, const GraphDataset& data, const MoleculeTable* table, Rng& rng) {
     const std::string kind = a.split.empty() ? "random" : a.split;
     if (!a.split_column.empty()) {
-        if (!table) throw UserError("--split-column needs a CSV input");
+        if (!table) throw UsageError("--split-column needs a CSV input");
         const auto& header = table->header;
         const auto it = std::find(header.begin(), header.end(), a.split_column);
         if (it == header.end()) throw UserError(a.data + ": no column named '" + a.split_column + "'");
@@ -131,7 +131,7 @@ int run_graph_train(const TrainArgs& given) {
     if (tu) {
         data = load_tu(a.data);
     } else {
-        if (a.target_columns.empty()) throw UserError("--task graph needs --target-columns (the label columns of " + a.data + ")");
+        if (a.target_columns.empty()) throw UsageError("--task graph needs --target-columns (the label columns of " + a.data + ")");
         table = std::make_unique<MoleculeTable>(load_molecules(a.data, {.format = a.format, .smiles_column = a.smiles_column,
                                                                         .target_columns = a.target_columns}));
         data = std::move(table->data);

@@ -698,8 +698,8 @@ void write_link_attention(const PredictArgs& a, PairScorer& s) {
 int run_link_predict(const PredictArgs& a) {
     const int jobs = !a.pairs.empty() + !a.recommend.empty();
     if (jobs != 1 && a.embeddings.empty() && a.attention.empty())
-        throw UserError("a link or edge model predicts with exactly one of --pairs FILE and --recommend ID[,ID...] (or only writes --embeddings or --attention)");
-    if (jobs > 1) throw UserError("give one of --pairs and --recommend, not both");
+        throw UsageError("a link or edge model predicts with exactly one of --pairs FILE and --recommend ID[,ID...] (or only writes --embeddings or --attention)");
+    if (jobs > 1) throw UsageError("give one of --pairs and --recommend, not both");
     if (jobs == 1 && a.out.empty()) throw UserError("--pairs and --recommend need --out");
     if (!a.data.empty() || !a.smiles.empty())
         throw UserError("a link or edge model keeps its network; use --pairs or --recommend instead of --data/--smiles");

@@ -35,6 +35,7 @@ int main(int argc, char** argv) {
     } catch (const gatkit::cli::UserError& e) {
         std::cerr << "gatkit: error: " << e.what() << "\n";
         if (!e.hint.empty()) std::cerr << "hint: " << e.hint << "\n";
+        if (dynamic_cast<const gatkit::cli::UsageError*>(&e)) return 2;
     } catch (const gatkit::Error& e) {
         std::cerr << "gatkit: error: " << e.what() << "\n";
     } catch (const std::bad_alloc&) {

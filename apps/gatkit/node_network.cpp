@@ -98,7 +98,7 @@ NodeTaskData load_node_training_data(const TrainArgs& a) {
     if (a.format != "auto" && a.format != "edgelist" && a.format != "snap" && a.format != "csv")
         throw UserError("--format " + a.format + " is not available for --task node (available: auto, linqs, edgelist, snap, csv)");
     if (a.label_file.empty())
-        throw UserError("--task node on the edge list " + a.data + " needs --label-file (the classes to learn)",
+        throw UsageError("--task node on the edge list " + a.data + " needs --label-file (the classes to learn)",
                         "give --label-file FILE with 'id label' lines or a CSV id,label; unlabelled nodes may be left out");
     NetworkOptions o;
     o.directed = a.directed;

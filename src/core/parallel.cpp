@@ -20,12 +20,14 @@ int thread_number() { return omp_get_thread_num(); }
 bool runs_serially() { return omp_get_max_threads() == 1 || omp_get_active_level() >= omp_get_max_active_levels(); }
 
 void set_thread_count(int n) {
-    if (n < 1) throw ConfigError("threads must be at least 1, got " + std::to_string(n));
+    if (n < 1 || n > kMaxThreadCount)
+        throw ConfigError("threads must be from 1 to " + std::to_string(kMaxThreadCount) + ", got " + std::to_string(n));
     omp_set_num_threads(n);
 }
 
 ThreadScope::ThreadScope(int n) {
-    if (n < 0) throw ConfigError("threads must be 0 (all) or at least 1, got " + std::to_string(n));
+    if (n < 0 || n > kMaxThreadCount)
+        throw ConfigError("threads must be 0 (all) or from 1 to " + std::to_string(kMaxThreadCount) + ", got " + std::to_string(n));
     if (n == 0) return;
     previous_ = omp_get_max_threads();
     omp_set_num_threads(n);

@@ -31,7 +31,7 @@ void ModelConfig::validate() const {
     if (!(dropout >= 0 && dropout < 1)) fail("dropout must be in [0, 1), got " + std::to_string(dropout));
     if (!(attn_dropout >= 0 && attn_dropout < 1)) fail("attn_dropout must be in [0, 1), got " + std::to_string(attn_dropout));
     if (!(mlp_dropout >= 0 && mlp_dropout < 1)) fail("mlp_dropout must be in [0, 1), got " + std::to_string(mlp_dropout));
-    if (!(negative_slope >= 0)) fail("negative_slope must be >= 0, got " + std::to_string(negative_slope));
+    if (!(negative_slope >= 0) || !std::isfinite(negative_slope)) fail("negative_slope must be finite and >= 0, got " + std::to_string(negative_slope));
     if (edge_dim < 0) fail("edge_dim must be >= 0, got " + std::to_string(edge_dim));
     if (graph_dim < 0) fail("graph_dim must be >= 0, got " + std::to_string(graph_dim));
     if (graph_dim > 0 && task != "graph") fail("graph_dim (molecule-level features) is for graph models, not " + task);

@@ -10,8 +10,8 @@ namespace gatkit {
 
 template <class T>
 AdamT<T>::AdamT(ParameterList<T> params, const AdamOptions& o) : params_(std::move(params)), options_(o), slices_(params_) {
-    if (!(o.lr > 0.0)) throw ConfigError("adam: lr must be positive, got " + std::to_string(o.lr));
-    if (!(o.weight_decay >= 0.0)) throw ConfigError("adam: weight_decay must be >= 0, got " + std::to_string(o.weight_decay));
+    if (!(o.lr > 0.0) || !std::isfinite(o.lr)) throw ConfigError("adam: lr must be positive and finite, got " + std::to_string(o.lr));
+    if (!(o.weight_decay >= 0.0) || !std::isfinite(o.weight_decay)) throw ConfigError("adam: weight_decay must be >= 0, got " + std::to_string(o.weight_decay));
     if (!(o.beta1 >= 0.0 && o.beta1 < 1.0 && o.beta2 >= 0.0 && o.beta2 < 1.0))
         throw ConfigError("adam: betas must be in [0, 1), got " + std::to_string(o.beta1) + ", " + std::to_string(o.beta2));
     for (const auto* p : params_) {
@@ -58,7 +58,7 @@ void AdamT<T>::step() {
 
 template <class T>
 void AdamT<T>::set_lr(double lr) {
-    if (!(lr > 0.0)) throw ConfigError("adam: lr must be positive, got " + std::to_string(lr));
+    if (!(lr > 0.0) || !std::isfinite(lr)) throw ConfigError("adam: lr must be positive and finite, got " + std::to_string(lr));
     options_.lr = lr;
 }
 

@@ -397,6 +397,38 @@ TEST_CASE("usage errors exit with code 2", "[cli]") {
         CHECK(r.exit_code == 2);
         CHECK(contains(r.err, "--out"));
     }
+    SECTION("out-of-range numbers say what is accepted") {
+        const std::string train = "train --data x --out " + shell_quote(dir.file("m"));
+        for (const std::string& bad : {"0", "-3", "100000", "two"}) {
+            const RunResult r = run_gatkit(train + " --threads " + bad);
+            CHECK(r.exit_code == 2);
+            CHECK(contains(r.err, "expected a thread count from 1 to 1024, got '" + bad + "'"));
+        }
+        for (const std::string& bad : {"-1", "99999999999999999999", "1e3"}) {
+            const RunResult r = run_gatkit(train + " --seed " + bad);
+            CHECK(r.exit_code == 2);
+            CHECK(contains(r.err, "expected a seed from 0 to 18446744073709551615, got '" + bad + "'"));
+        }
+        const RunResult p = run_gatkit(train + " --patience -1");
+        CHECK(p.exit_code == 2);
+        CHECK(contains(p.err, "expected an integer >= 0, got '-1'"));
+    }
+    SECTION("flags missing or given together that cannot be") {
+        const std::string data = generate(dir);
+        const std::string model = dir.file("n.gatkit");
+        REQUIRE(run_gatkit("train --data " + shell_quote(data) + " --split-file " + shell_quote(write_split(dir, 300)) +
+                           " --epochs 2 --quiet --threads 1 --out " + shell_quote(model))
+                    .exit_code == 0);
+        const RunResult no_out = run_gatkit("predict --model " + shell_quote(model) + " --data " + shell_quote(data));
+        CHECK(no_out.exit_code == 2);
+        CHECK(contains(no_out.err, "predict --data needs --out"));
+        const RunResult both = run_gatkit("predict --model " + shell_quote(model) + " --out p.csv");
+        CHECK(both.exit_code == 2);
+        CHECK(contains(both.err, "exactly one of --data and --smiles"));
+        const RunResult residual = run_gatkit("train --data x --out " + shell_quote(dir.file("m")) + " --residual --no-residual");
+        CHECK(residual.exit_code == 2);
+        CHECK(contains(residual.err, "contradict"));
+    }
     SECTION("no subcommand") { CHECK(run_gatkit("").exit_code == 2); }
     SECTION("unknown subcommand") { CHECK(run_gatkit("frobnicate").exit_code == 2); }
     SECTION("--help and --version succeed") {

@@ -142,7 +142,7 @@ TEST_CASE("gatkit predict --task link scores pairs, recommends non-neighbours an
     }
     SECTION("a link model refuses molecule options") {
         const CliResult r = run_gatkit("predict --model " + model + " --smiles CCO");
-        CHECK(r.exit_code == 1);
+        CHECK(r.exit_code == 2  /* usage: a link model predicts --pairs or --recommend */);
         CHECK(has(r.err, "--pairs"));
     }
 }

@@ -30,7 +30,10 @@ namespace gatkit {
 
 // Number of OpenMP threads used by gatkit's kernels.
 int thread_count();
-// Sets the number of threads (n >= 1) for the calling program.
+// The most threads a count may ask for (a typo such as 100000 would otherwise have OpenMP try
+// to start that many and fail half-way or exhaust the machine).
+inline constexpr int kMaxThreadCount = 1024;
+// Sets the number of threads (1 <= n <= kMaxThreadCount) for the calling program.
 void set_thread_count(int n);
 
 // Bounds the threads of gatkit's kernels on the calling thread while it lives and restores the
