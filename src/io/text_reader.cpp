@@ -33,8 +33,12 @@ bool TextReader::next(std::string& line) {
         if (!gzgets(static_cast<gzFile>(file_), buf, sizeof buf)) {
             int err = 0;
             const char* msg = gzerror(static_cast<gzFile>(file_), &err);
-            if (err != Z_OK && err != Z_BUF_ERROR)
-                throw IoError(path_ + ":" + std::to_string(line_number_ + 1) + ": read error: " + msg);
+            // Z_BUF_ERROR: the gzip stream stopped before its end (a cut download or copy). What
+            // was read is a prefix of the data, not the data: refuse it rather than use part.
+            if (err == Z_BUF_ERROR)
+                throw IoError(path_ + ":" + std::to_string(line_number_ + 1) + ": the compressed file is truncated (" + msg +
+                              " after line " + std::to_string(line_number_) + "); fetch or copy it again");
+            if (err != Z_OK) throw IoError(path_ + ":" + std::to_string(line_number_ + 1) + ": read error: " + msg);
             break;
         }
         got_any = true;

@@ -6,6 +6,8 @@
 #include <catch2/catch.hpp>
 #include <zlib.h>
 
+#include <fstream>
+#include <iterator>
 #include <stdexcept>
 
 using namespace gatkit;
@@ -169,4 +171,30 @@ TEST_CASE("CSV: gzip-compressed input reads like plain text", "[io][csv]") {
     CHECK(rows[0] == Row{"x, y", "C"});
     CHECK(rows[1] == Row{"\"q\"", "C\nC"});
     CHECK(a.line_number() == 4);
+}
+
+TEST_CASE("CSV: a truncated gzip file is refused, not read as a shorter file", "[io][csv]") {
+    TempDir dir;
+    std::string text = "name,value\n";
+    for (int i = 0; i < 2000; ++i) text += "row" + std::to_string(i) + "," + std::to_string(i * 7 % 1000) + "\n";
+    const std::string whole = dir.file("whole.csv.gz");
+    write_gz(whole, text);
+    std::string bytes;
+    {
+        std::ifstream in(whole, std::ios::binary);
+        bytes.assign(std::istreambuf_iterator<char>(in), {});
+    }
+    REQUIRE(bytes.size() > 100);
+    CsvReader ok(whole);
+    CHECK(read_all(ok).size() == 2000);
+    // Cut in the middle of the compressed data, and with only the 8-byte trailer (CRC and size) missing.
+    for (const std::size_t keep : {bytes.size() * 6 / 10, bytes.size() - 8}) {
+        INFO("kept " << keep << " of " << bytes.size() << " bytes");
+        const std::string cut = dir.file("cut.csv.gz");
+        std::ofstream(cut, std::ios::binary) << bytes.substr(0, keep);
+        CsvReader r(cut);
+        CHECK_THROWS_AS(read_all(r), IoError);
+        CsvReader again(cut);
+        CHECK_THROWS_WITH(read_all(again), Catch::Contains("cut.csv.gz:") && Catch::Contains("truncated"));
+    }
 }
