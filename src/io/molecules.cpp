@@ -129,9 +129,20 @@ std::vector<Pending> read_csv(const std::string& path, const MoleculeReadOptions
         Pending p;
         p.source_row = p.line = csv.line_number();
         if (fields.size() != table.header.size()) {
-            p.text = one_line(fields.empty() ? std::string() : fields.front(), 60);
+            // The row as it reads, for the invalid-rows file; its fields are then made as many as
+            // the header's, so an output that repeats the input columns keeps one value under each
+            // name (fields beyond the header are named in the reason, so none is lost).
+            std::string row;
+            for (std::size_t k = 0; k < fields.size(); ++k) row += (k ? "," : "") + fields[k];
+            p.text = one_line(row, 120);
             p.error = "row has " + std::to_string(fields.size()) + " fields, the header has " +
                       std::to_string(table.header.size()) + " (an unquoted comma?)";
+            if (fields.size() > table.header.size()) {
+                std::string extra;
+                for (std::size_t k = table.header.size(); k < fields.size(); ++k) extra += (extra.empty() ? "" : ",") + fields[k];
+                p.error += "; beyond the header: " + one_line(extra, 60);
+            }
+            fields.resize(table.header.size());
         } else {
             p.input = trim(fields[smiles_col]);
             p.text = clip(p.input, 120);

@@ -239,6 +239,20 @@ TEST_CASE("molecules: file errors", "[io][molecules]") {
         REQUIRE(t.data.report.n_skipped() == 1);
         CHECK(t.data.report.skipped[0].line == 3);
         CHECK_THAT(t.data.report.skipped[0].reason, Catch::Contains("4 fields") && Catch::Contains("header has 3"));
+        // The whole row is the shown text, and the field beyond the header is named in the reason.
+        CHECK(t.data.report.skipped[0].text == "b, c,CC,0");
+        CHECK_THAT(t.data.report.skipped[0].reason, Catch::EndsWith("beyond the header: 0"));
+        // The record keeps as many fields as the header, so predictions that repeat the input
+        // columns stay aligned with their header.
+        REQUIRE(t.records.size() == 2);
+        CHECK(t.records[1] == std::vector<std::string>{"b", " c", "CC"});
+    }
+    SECTION("a short row is padded to the header's width in the records") {
+        const MoleculeTable t = load_molecules(dir.write("short.csv", "name,smiles,y\na,CCO,1\nb\n"), {.target_columns = {"y"}});
+        REQUIRE(t.data.report.n_skipped() == 1);
+        CHECK(t.data.report.skipped[0].text == "b");
+        CHECK_THAT(t.data.report.skipped[0].reason, Catch::Contains("1 fields") && Catch::Contains("header has 3"));
+        CHECK(t.records[1] == std::vector<std::string>{"b", "", ""});
     }
 }
 
