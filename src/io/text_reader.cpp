@@ -48,6 +48,9 @@ bool TextReader::next(std::string& line) {
     }
     if (!got_any) return false;
     ++line_number_;
+    // A UTF-8 byte-order mark (what some Windows editors write first) is no part of the data: left
+    // in, it would glue itself to the first id or value of every format read through here.
+    if (line_number_ == 1 && line.rfind("\xEF\xBB\xBF", 0) == 0) line.erase(0, 3);
     if (!line.empty() && line.back() == '\n') line.pop_back();
     if (!line.empty() && line.back() == '\r') line.pop_back();
     return true;

@@ -99,6 +99,11 @@ TEST_CASE("load_network: SNAP edge list, undirected and directed", "[io][edgelis
 
 TEST_CASE("load_network: gzip, forced formats, sparse integer ids, weights", "[io][edgelist]") {
     TempDir dir;
+    SECTION("a UTF-8 byte-order mark is not part of the first id, plain or gzip") {
+        check_snap(load_network(dir.write("bom.txt", "\xEF\xBB\xBF" + std::string(kSnap))), false);
+        write_gz(dir.file("bom.txt.gz"), "\xEF\xBB\xBF" + std::string(kSnap));
+        check_snap(load_network(dir.file("bom.txt.gz")), false);
+    }
     SECTION("gzip") {
         write_gz(dir.file("tiny.txt.gz"), kSnap);
         const NetworkDataset ds = load_network(dir.file("tiny.txt.gz"));

@@ -1,6 +1,7 @@
 // Line-by-line reading of plain or gzip-compressed text files (zlib reads both
-// transparently). Strips a trailing '\r' so CRLF files read like LF files, and counts lines
-// for error messages.
+// transparently). Strips a trailing '\r' so CRLF files read like LF files and a UTF-8 byte-order
+// mark before the first line, counts lines for error messages, and refuses a gzip file that
+// stops before its end (IoError) rather than reading it as a shorter file.
 #pragma once
 
 #include <cstddef>
