@@ -31,7 +31,15 @@ int main(int argc, char** argv) {
         return rc == 0 ? 0 : 2;
     }
     try {
-        return action();
+        const int rc = action();
+        // What went to standard output (predictions with --out -, info, a picture) must all be
+        // there: a full disk or a closed pipe is an error, not a success with a cut output.
+        std::cout.flush();
+        if (!std::cout) {
+            std::cerr << "gatkit: error: cannot write to standard output (disk full, file size limit or closed pipe?)\n";
+            return 1;
+        }
+        return rc;
     } catch (const gatkit::cli::UserError& e) {
         std::cerr << "gatkit: error: " << e.what() << "\n";
         if (!e.hint.empty()) std::cerr << "hint: " << e.hint << "\n";
