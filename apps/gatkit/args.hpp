@@ -61,6 +61,14 @@ struct PredictArgs {
     std::string feature_file, label_file;
 };
 
+struct EvaluateArgs {
+    std::string model, data, smiles_column, metrics_json;
+    int threads = 0;
+    // Node models: the companion files of an edge list, and a split file naming which nodes are
+    // train, val and test (without one every labelled node is evaluated, as the test set).
+    std::string feature_file, label_file, split_file;
+};
+
 // The layer flags every task shares, over the task's defaults already in `c`: sizes and dropout
 // when given, conv, mask, block, PE, slope, residual (--residual, --no-residual; without either
 // the task's default, except that --block transformer and --conv transformer, which have their
@@ -89,5 +97,8 @@ std::string attention_rows(const Model& model, const std::vector<std::string>& n
 std::string attention_rows(const std::vector<std::pair<const Graph*, const Matrix*>>& layers, const std::vector<std::string>& names,
                            const std::string& prefix);
 int run_graph_predict(const PredictArgs& a);
+// gatkit evaluate for graph models (molecule attention models and fingerprint baselines): the
+// model's metrics on a labelled file.
+int run_graph_evaluate(const EvaluateArgs& a);
 
 }  // namespace gatkit::cli

@@ -20,6 +20,7 @@ void add_info_command(CLI::App& app, Action& action);
 void add_generate_command(CLI::App& app, Action& action);
 void add_explain_command(CLI::App& app, Action& action);
 void add_embed_command(CLI::App& app, Action& action);
+void add_evaluate_command(CLI::App& app, Action& action);
 
 // A user error: printed as "gatkit: error: <what>" plus an optional hint line; exit code 1.
 struct UserError : std::runtime_error {

@@ -544,4 +544,86 @@ int run_graph_predict(const PredictArgs& a) {
     return 0;
 }
 
+int run_graph_evaluate(const EvaluateArgs& a) {
+    const std::string kind = model_kind(a.model);
+    ModelInfo info;
+    std::string target_type;
+    std::vector<Model> members;
+    std::unique_ptr<FingerprintModel> fp;
+    if (kind == "fingerprint") {
+        auto loaded = load_fingerprint_model(a.model);
+        fp = std::make_unique<FingerprintModel>(std::move(loaded.model));
+        info = loaded.info;
+        target_type = loaded.target_type;
+    } else {
+        members = load_molecule_models(a.model, "evaluate");
+        info = members.front().info();
+        target_type = members.front().config().target_type;
+    }
+    if (target_type == "multiclass") throw UserError(a.model + ": evaluate reads binary and regression molecule models (this one is multiclass)");
+    // The labels are the model's own target columns, read from the file as training read them.
+    MoleculeTable table = load_molecules(a.data, {.smiles_column = a.smiles_column.empty() ? info.smiles_column : a.smiles_column,
+                                                  .target_columns = info.target_names,
+                                                  .mol_features = fp ? std::string("none") : info.graph_features});
+    GraphDataset& data = table.data;
+    std::size_t too_large = 0;
+    std::vector<std::size_t> kept;
+    if (!fp) {
+        const ModelConfig& c = members.front().config();
+        add_positional_encodings(data, c.pe);
+        const bool full_mask = parse_mask(c.mask).kind == MaskKind::full;
+        for (std::size_t g = 0; g < data.size(); ++g) {
+            if (full_mask && data.graphs[g].graph.num_nodes() > c.max_full_nodes) ++too_large;
+            else kept.push_back(g);
+        }
+    } else {
+        for (std::size_t g = 0; g < data.size(); ++g) kept.push_back(g);
+    }
+    const std::size_t rows = table.num_records(), skipped = data.report.n_skipped();
+    if (skipped > 0) {
+        const auto& first = data.report.skipped.front();
+        std::cerr << skipped << " of " << rows << " rows skipped, not evaluated (first: " << first.file << ":" << first.line << ": "
+                  << first.reason << ")\n";
+    }
+    if (too_large > 0)
+        std::cerr << too_large << " molecules above the model's max_full_nodes (" << members.front().config().max_full_nodes
+                  << " atoms, --mask full) not evaluated\n";
+    if (kept.empty()) throw UserError(a.data + ": no molecule to evaluate (" + std::to_string(rows) + " rows, none valid)");
+    Matrix pred;
+    if (fp) {
+        std::vector<std::string> smiles;
+        for (const std::size_t g : kept) smiles.push_back(data.smiles[g]);
+        pred = fp->predict(fingerprints(smiles));
+    } else {
+        pred = predict_graphs(model_pointers(members), data, kept);
+    }
+    Matrix targets(static_cast<Eigen::Index>(kept.size()), data.targets.cols());
+    for (std::size_t k = 0; k < kept.size(); ++k) targets.row(static_cast<Eigen::Index>(k)) = data.targets.row(static_cast<Eigen::Index>(kept[k]));
+    std::map<std::string, std::vector<double>> per_task;
+    const Metrics metrics = evaluate_predictions(target_type, pred, targets, &per_task);
+
+    const auto value = [](double v) { return std::isnan(v) ? nlohmann::json(nullptr) : nlohmann::json(v); };
+    nlohmann::json m = {{"task", "graph"},
+                        {"data", a.data},
+                        {"model", a.model},
+                        {"model_type", fp ? "fingerprint" : "gat"},
+                        {"target_type", target_type},
+                        {"n_rows", rows},
+                        {"n_graphs", kept.size()},
+                        {"n_skipped", skipped + too_large},
+                        {"threads", thread_count()}};
+    for (const auto& [name, v] : metrics) m["test_" + name] = value(v);
+    if (targets.cols() > 1)
+        for (const auto& [name, values] : per_task) {
+            nlohmann::json obj;
+            for (std::size_t t = 0; t < values.size(); ++t) obj[info.target_names[t]] = value(values[t]);
+            m["test_" + name + "_per_task"] = obj;
+        }
+    std::cout << data.name << " (" << kept.size() << " molecules, " << target_type << "):";
+    for (const auto& [name, v] : metrics) std::cout << " test_" << name << " " << (std::isnan(v) ? std::string("nan") : number(v));
+    std::cout << "\n";
+    if (!a.metrics_json.empty()) write_json(a.metrics_json, m);
+    return 0;
+}
+
 }  // namespace gatkit::cli

@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
     gatkit::cli::Action action;
     gatkit::cli::add_train_command(app, action);
     gatkit::cli::add_predict_command(app, action);
+    gatkit::cli::add_evaluate_command(app, action);
     gatkit::cli::add_info_command(app, action);
     gatkit::cli::add_generate_command(app, action);
     gatkit::cli::add_explain_command(app, action);

@@ -29,7 +29,7 @@ std::vector<Model> load_molecule_models(const std::string& path, const std::stri
     std::vector<Model> model = load_model_ensemble(path);
     const ModelInfo& info = model.front().info();
     if (info.featurizer == "tu")
-        throw UserError(command + " for TU-format graph models is not available yet; train/evaluate report its metrics");
+        throw UserError(command + " for TU-format graph models is not available yet; gatkit train --metrics-json reports their metrics");
     if (info.featurizer != chem::featurizer_id())
         throw UserError(path + ": model uses featurizer '" + info.featurizer + "', this gatkit has '" + chem::featurizer_id() + "'");
     return model;

@@ -476,3 +476,36 @@ TEST_CASE("a failing train leaves no output file behind", "[cli]") {
         CHECK(read_text(out) == "previous model bytes");
     }
 }
+
+TEST_CASE("gatkit evaluate: a node model's accuracy per part of a split file, or over every labelled node", "[cli][evaluate]") {
+    TempDir dir;
+    const std::string data = generate(dir);
+    const std::string split = write_split(dir, 300), model = dir.file("m.gatkit");
+    REQUIRE(run_gatkit("train --data " + shell_quote(data) + " --split-file " + shell_quote(split) + " --epochs 30 --quiet --threads 1 --out " +
+                       shell_quote(model) + " --metrics-json " + shell_quote(dir.file("m.json")))
+                .exit_code == 0);
+    const RunResult e = run_gatkit("evaluate --model " + shell_quote(model) + " --data " + shell_quote(data) + " --split-file " + shell_quote(split) +
+                                   " --threads 2 --metrics-json " + shell_quote(dir.file("e.json")));
+    INFO("stderr: " << e.err);
+    REQUIRE(e.exit_code == 0);
+    const nlohmann::json trained = read_json(dir.file("m.json")), evaluated = read_json(dir.file("e.json"));
+    CHECK(evaluated["task"] == "node");
+    for (const char* key : {"train_accuracy", "val_accuracy", "test_accuracy", "n_train", "n_val", "n_test"}) {
+        INFO(key);
+        CHECK(evaluated[key] == trained[key]);
+    }
+    CHECK(evaluated.contains("test_f1"));
+    // Without a split file every labelled node is the test set.
+    const RunResult all = run_gatkit("evaluate --model " + shell_quote(model) + " --data " + shell_quote(data) + " --metrics-json " +
+                                     shell_quote(dir.file("all.json")));
+    REQUIRE(all.exit_code == 0);
+    const nlohmann::json a = read_json(dir.file("all.json"));
+    CHECK(a["n_test"] == 300);
+    CHECK_FALSE(a.contains("train_accuracy"));
+    const double mean = (trained["train_accuracy"].get<double>() * 60 + trained["val_accuracy"].get<double>() * 60 +
+                         trained["test_accuracy"].get<double>() * 180) / 300;
+    CHECK(a["test_accuracy"].get<double>() == Approx(mean).margin(1e-9));
+    // A missing --data is a usage error; a missing model file a user error.
+    CHECK(run_gatkit("evaluate --model " + shell_quote(model)).exit_code == 2);
+    CHECK(run_gatkit("evaluate --model " + shell_quote(dir.file("none.gatkit")) + " --data " + shell_quote(data)).exit_code == 1);
+}

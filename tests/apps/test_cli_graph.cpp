@@ -1086,3 +1086,53 @@ TEST_CASE("graph train on a TU-format folder: binary graph labels, random and k-
         CHECK(m["test_accuracy_std"].get<double>() <= 0.5);
     }
 }
+
+TEST_CASE("gatkit evaluate on the test rows of a training run gives that run's test metrics", "[cli][graph][evaluate]") {
+    TempDir dir;
+    const std::string data = write_molecules(dir);
+    const std::vector<std::string> file_lines = lines_of(read_text(data));
+    const std::string model = dir.file("m.gatkit"), split = dir.file("split.csv");
+    for (const std::string model_type : {"gat", "fingerprint"}) {
+        INFO("--model-type " << model_type);
+        const CliResult t = run_gatkit("train --task graph --data " + shell_quote(data) + " --target-columns active --quiet" + kTiny +
+                                       " --model-type " + model_type + " --split random --split-out " + shell_quote(split) + " --out " +
+                                       shell_quote(model) + " --metrics-json " + shell_quote(dir.file("m.json")));
+        INFO("train: " << t.err);
+        REQUIRE(t.exit_code == 0);
+        // The test rows as a file of their own, header first, then one bad row: it is skipped and counted.
+        std::string test = file_lines[0] + "\n";
+        int n_test = 0;
+        for (const auto& row : parse_csv(read_text(split)))
+            if (row.size() == 3 && row[2] == "test") {
+                test += file_lines[std::stoul(row[0]) - 1] + "\n";
+                ++n_test;
+            }
+        test += "bad,not a smiles,1,0.5,x\n";
+        const std::string test_csv = dir.write("test.csv", test);
+        const CliResult e = run_gatkit("evaluate --model " + shell_quote(model) + " --data " + shell_quote(test_csv) + " --threads 1 --metrics-json " +
+                                       shell_quote(dir.file("e.json")));
+        INFO("evaluate: " << e.err);
+        REQUIRE(e.exit_code == 0);
+        CHECK(has(e.out, "test_roc_auc"));
+        CHECK(has(e.err, "1 of " + std::to_string(n_test + 1) + " rows skipped"));
+        const nlohmann::json trained = load_json(dir.file("m.json")), evaluated = load_json(dir.file("e.json"));
+        CHECK(evaluated["task"] == "graph");
+        CHECK(evaluated["n_graphs"].get<int>() == n_test);
+        CHECK(evaluated["n_skipped"].get<int>() == 1);
+        for (const char* key : {"test_roc_auc", "test_pr_auc", "test_accuracy"}) {
+            INFO(key);
+            REQUIRE(evaluated.contains(key));
+            CHECK(evaluated[key].get<double>() == Approx(trained[key].get<double>()).margin(1e-6));
+        }
+    }
+    SECTION("a file without the model's target column is a one-line error") {
+        const std::string unlabelled = dir.write("nolabel.csv", "name,smiles\na,CCO\n");
+        const CliResult e = run_gatkit("evaluate --model " + shell_quote(model) + " --data " + shell_quote(unlabelled));
+        require_one_line_error(e);
+        CHECK(has(e.err, "active"));
+    }
+    SECTION("node-model flags on a molecule model are a usage error") {
+        const CliResult e = run_gatkit("evaluate --model " + shell_quote(model) + " --data " + shell_quote(data) + " --label-file x.txt");
+        require_one_line_error(e, 2);
+    }
+}
