@@ -14,6 +14,7 @@
 #include "gatkit/train/numerics.hpp"
 #include "gatkit/train/trainer.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -21,6 +22,42 @@
 namespace gatkit::cli {
 
 namespace {
+
+// Flags that only some tasks read. Given to another task they would be ignored without a word
+// (a --split-file the graph task never opens, a --batch-size full-batch node training never
+// uses), so they are refused, naming the tasks they go with.
+void check_flags_apply(const CLI::App& c, const std::string& task) {
+    struct Rule {
+        const char* flag;
+        std::vector<std::string> tasks;
+    };
+    static const Rule rules[] = {
+        {"--split-file", {"node"}},
+        {"--batch-size", {"graph"}},
+        {"--readout", {"graph"}},
+        {"--smiles-column", {"graph"}},
+        {"--target-columns", {"graph"}},
+        {"--target-type", {"graph"}},
+        {"--on-invalid", {"graph"}},
+        {"--invalid-out", {"graph"}},
+        {"--split-column", {"graph"}},
+        {"--metric", {"graph"}},
+        {"--mlp-hidden", {"graph", "link", "edge"}},
+        {"--decoder", {"link", "edge"}},
+        {"--out-channels", {"link", "edge"}},
+        {"--directed", {"node", "link", "edge"}},
+        {"--label-file", {"node", "link", "edge"}},
+        {"--feature-file", {"node", "link", "edge"}},
+        {"--node-features", {"node", "link", "edge"}},
+    };
+    if (task != "node" && task != "graph" && task != "link" && task != "edge") return;  // run_train names the valid tasks
+    for (const Rule& r : rules) {
+        if (c.count(r.flag) == 0 || std::find(r.tasks.begin(), r.tasks.end(), task) != r.tasks.end()) continue;
+        std::string with;
+        for (const auto& t : r.tasks) with += (with.empty() ? "" : "|") + t;
+        throw UserError(std::string(r.flag) + " does not apply to --task " + task + " (it goes with --task " + with + ")");
+    }
+}
 
 int run_train(const TrainArgs& a) {
     // Option values are checked before any data is read.
@@ -267,7 +304,12 @@ void add_train_command(CLI::App& app, Action& action) {
         ->capture_default_str();
     c->add_option("--resume", a->resume, "Continue the run that wrote this checkpoint (repeat its options; --epochs and --patience may change)");
     c->add_flag("--quiet", a->quiet, "No progress or summary on stderr");
-    c->callback([&action, a] { action = [a] { return run_train(*a); }; });
+    c->callback([&action, a, c] {
+        action = [a, c] {
+            check_flags_apply(*c, a->task);
+            return run_train(*a);
+        };
+    });
 }
 
 }  // namespace gatkit::cli

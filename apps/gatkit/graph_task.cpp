@@ -129,6 +129,9 @@ int run_graph_train(const TrainArgs& given) {
     std::unique_ptr<MoleculeTable> table;
     GraphDataset data;
     if (tu) {
+        if (!a.target_columns.empty() || !a.smiles_column.empty())
+            throw UserError(std::string(!a.target_columns.empty() ? "--target-columns" : "--smiles-column") + " goes with molecule files; " +
+                            a.data + " is a TU data set (its labels are graph_labels.txt)");
         data = load_tu(a.data);
     } else {
         if (a.target_columns.empty()) throw UsageError("--task graph needs --target-columns (the label columns of " + a.data + ")");

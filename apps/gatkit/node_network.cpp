@@ -202,6 +202,7 @@ ChosenSplit make_node_split(const TrainArgs& a, const NodeTaskData& data, Rng& r
     ChosenSplit out;
     if (!a.split_file.empty()) {
         if (!a.split_sizes.empty()) throw UserError("--split-sizes goes with --split random|stratified, not with --split-file");
+        if (!a.split.empty()) throw UsageError("give --split " + a.split + " or --split-file " + a.split_file + ", not both");
         out.name = "file";
         out.split = read_split_file(a.split_file, data.node_ids);
         for (const auto* part : {&out.split.train, &out.split.val, &out.split.test})

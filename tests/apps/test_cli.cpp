@@ -509,3 +509,29 @@ TEST_CASE("gatkit evaluate: a node model's accuracy per part of a split file, or
     CHECK(run_gatkit("evaluate --model " + shell_quote(model)).exit_code == 2);
     CHECK(run_gatkit("evaluate --model " + shell_quote(dir.file("none.gatkit")) + " --data " + shell_quote(data)).exit_code == 1);
 }
+
+TEST_CASE("train refuses flags its task would ignore, naming the tasks they go with", "[cli]") {
+    TempDir dir;
+    const std::string data = generate(dir);
+    const std::string out = " --epochs 2 --quiet --threads 1 --out " + shell_quote(dir.file("m.gatkit"));
+    const auto refused = [&](const std::string& args, const std::string& words) {
+        const RunResult r = run_gatkit("train " + args + out);
+        INFO(args << "\nstderr: " << r.err);
+        CHECK(r.exit_code == 1);
+        CHECK(contains(r.err, words));
+        CHECK_FALSE(fs::exists(dir.file("m.gatkit")));
+    };
+    const std::string node = "--task node --data " + shell_quote(data);
+    refused(node + " --batch-size 8", "--batch-size does not apply to --task node (it goes with --task graph)");
+    refused(node + " --readout max", "--readout does not apply to --task node");
+    refused(node + " --target-columns y", "--target-columns does not apply to --task node");
+    refused(node + " --decoder dot", "--decoder does not apply to --task node (it goes with --task link|edge)");
+    const std::string mols = dir.write("m.csv", "smiles,y\nCCO,1\nCCN,0\n");
+    refused("--task graph --data " + shell_quote(mols) + " --target-columns y --split-file s.csv", "--split-file does not apply to --task graph (it goes with --task node)");
+    refused("--task graph --data " + shell_quote(mols) + " --target-columns y --directed", "--directed does not apply to --task graph");
+    refused("--task link --data " + shell_quote(data) + " --split-column part", "--split-column does not apply to --task link");
+    // --split and --split-file together: a usage error.
+    const RunResult both = run_gatkit("train " + node + " --split random --split-file " + shell_quote(write_split(dir, 300)) + out);
+    CHECK(both.exit_code == 2);
+    CHECK(contains(both.err, "not both"));
+}
