@@ -14,6 +14,7 @@
 #include "gatkit/core/parallel.hpp"
 #include "gatkit/io/atomic_file.hpp"
 #include "gatkit/io/molecules.hpp"
+#include "gatkit/io/text_reader.hpp"
 #include "gatkit/io/tu.hpp"
 #include "gatkit/model/fingerprint_model.hpp"
 #include "gatkit/model/model_file.hpp"
@@ -74,11 +75,22 @@ std::vector<IndexSplit> make_splits(const TrainArgs& a, const GraphDataset& data
         if (!table) throw UsageError("--split-column needs a CSV input");
         const auto& header = table->header;
         const auto it = std::find(header.begin(), header.end(), a.split_column);
-        if (it == header.end()) throw UserError(a.data + ": no column named '" + a.split_column + "'");
+        if (it == header.end()) {
+            std::string columns;
+            for (const auto& h : header) columns += (columns.empty() ? "" : ", ") + h;
+            throw UserError(a.data + ": no column named '" + a.split_column + "' (--split-column; columns: " + columns + ")");
+        }
         const std::size_t col = static_cast<std::size_t>(it - header.begin());
         std::vector<std::string> values(data.size());
-        for (std::size_t r = 0; r < table->records.size(); ++r)
-            if (table->graph_of_record[r] >= 0) values[static_cast<std::size_t>(table->graph_of_record[r])] = table->records[r][col];
+        for (std::size_t r = 0; r < table->records.size(); ++r) {
+            const long g = table->graph_of_record[r];
+            if (g < 0) continue;
+            const std::string& v = table->records[r][col];
+            if (v != "train" && v != "val" && v != "test")
+                throw UserError(a.data + ":" + std::to_string(data.source_rows.at(static_cast<std::size_t>(g))) + ": column '" + a.split_column +
+                                "' holds '" + clip(v, 60) + "' (expected train, val or test)");
+            values[static_cast<std::size_t>(g)] = v;
+        }
         return {split_from_column(values)};
     }
     const auto sizes = parse_split_sizes(a.split_sizes.empty() ? "0.8,0.1,0.1" : a.split_sizes);

@@ -1136,3 +1136,22 @@ TEST_CASE("gatkit evaluate on the test rows of a training run gives that run's t
         require_one_line_error(e, 2);
     }
 }
+
+TEST_CASE("graph train --split-column: a bad value names the file, the line and the value, a missing column lists the columns",
+          "[cli][graph]") {
+    TempDir dir;
+    std::string text = "name,smiles,active,part\n";
+    for (int k = 0; k < 30; ++k) text += "m" + std::to_string(k) + ",C" + std::string(static_cast<std::size_t>(k % 5 + 1), 'C') + "O," + std::to_string(k % 2) + "," +
+                                         (k % 10 == 8 ? "val" : k % 10 == 9 ? "test" : "train") + "\n";
+    text += "bad,CCCN,1,tset\n";  // line 32
+    const std::string data = dir.write("parts.csv", text);
+    const CliResult r = run_gatkit("train --task graph --data " + shell_quote(data) + " --target-columns active --quiet" + kTiny +
+                                   " --split-column part --out " + shell_quote(dir.file("m")));
+    require_one_line_error(r);
+    CHECK(has(r.err, "parts.csv:32: column 'part' holds 'tset' (expected train, val or test)"));
+    const CliResult missing = run_gatkit("train --task graph --data " + shell_quote(data) + " --target-columns active --quiet" + kTiny +
+                                         " --split-column fold --out " + shell_quote(dir.file("m")));
+    require_one_line_error(missing);
+    CHECK(has(missing.err, "no column named 'fold' (--split-column; columns: name, smiles, active, part)"));
+    CHECK_FALSE(fs::exists(dir.file("m")));
+}
