@@ -13,6 +13,8 @@
 #include <GraphMol/SmilesParse/SmilesWrite.h>
 
 #include <algorithm>
+#include <charconv>
+#include <cmath>
 #include <cctype>
 #include <exception>
 #include <filesystem>
@@ -86,8 +88,15 @@ float parse_label(std::string_view cell, const std::string& where, const std::st
     const std::string text = trim(cell);
     if (text.empty() || lower(text) == "nan") return kMissing;
     float value = 0.0f;
-    if (!parse_float(text, value))
+    if (!parse_float(text, value)) {
+        // A number all the same (1e300, inf) is outside what a float label can hold: say so.
+        double wide = 0.0;
+        const char* first = text.data() + (text.front() == '+' ? 1 : 0);
+        const auto [ptr, ec] = std::from_chars(first, text.data() + text.size(), wide);
+        if (ptr == text.data() + text.size() && (ec == std::errc::result_out_of_range || (ec == std::errc() && !std::isnan(wide))))
+            throw ParseError(where + ": " + what + ": label '" + one_line(text, 40) + "' is outside the finite float range (about ±3.4e38)");
         throw ParseError(where + ": " + what + ": label '" + one_line(text, 40) + "' is not a number");
+    }
     return value;
 }
 

@@ -3,6 +3,7 @@
 #include "gatkit/core/error.hpp"
 
 #include <cerrno>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <sstream>
@@ -154,6 +155,8 @@ std::string safetensors_bytes(const std::vector<TensorRef>& tensors, const json&
 }
 
 SafetensorsFile::SafetensorsFile(std::string w, const std::string& p) : what(std::move(w)), path(p) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec)) throw IoError("cannot open " + what + " '" + path + "': it is a directory");
     std::ifstream in(path, std::ios::binary);
     if (!in) throw IoError("cannot open " + what + " '" + path + "': " + std::strerror(errno));
     std::ostringstream buf;

@@ -182,6 +182,10 @@ TEST_CASE("molecules: file errors", "[io][molecules]") {
         CHECK_THROWS_AS(load_molecules(path, {.target_columns = {"p_np"}}), ParseError);
         CHECK(error_of([&] { load_molecules(path, {.target_columns = {"p_np"}}); }) ==
               path + ":3: column 'p_np': label 'abc' is not a number");
+        // A number too large for a float label is named as such, not as "not a number".
+        const std::string huge = dir.write("huge_label.csv", "p_np,smiles\n1e300,CCO\n");
+        CHECK(error_of([&] { load_molecules(huge, {.target_columns = {"p_np"}}); }) ==
+              huge + ":2: column 'p_np': label '1e300' is outside the finite float range (about ±3.4e38)");
         // an invalid molecule on that row does not hide the file error
         const std::string both = dir.write("both.csv", "p_np,smiles\n1,C1CC\nx,CCO\n");
         CHECK_THAT(error_of([&] { load_molecules(both, {.target_columns = {"p_np"}}); }),

@@ -173,6 +173,11 @@ TEST_CASE("load_model: damaged files give a gatkit::Error that says what is wron
         CHECK_THROWS_AS(load_model(dir.file("missing.gatkit")), IoError);
         CHECK_THROWS_WITH(load_model(dir.file("missing.gatkit")), Catch::Contains("missing.gatkit"));
     }
+    SECTION("a directory") {
+        fs::create_directory(dir.file("adir"));
+        CHECK_THROWS_AS(load_model(dir.file("adir")), IoError);
+        CHECK_THROWS_WITH(load_model(dir.file("adir")), Catch::Contains("adir': it is a directory"));
+    }
     SECTION("3-byte file") { fails("abc", "truncated (3 bytes"); }
     SECTION("header length larger than the file") { fails(u64_le(1000) + "{}", "header length 1000 exceeds the file size 10"); }
     SECTION("header length near 2^64") { fails(u64_le(~0ULL) + "{}", "exceeds the file size"); }
