@@ -54,8 +54,8 @@ LinqsPaths resolve_linqs_paths(const std::string& path) {
     }
     LinqsPaths p{with_optional_gz(path, ".content"), with_optional_gz(path, ".cites")};
     if (p.content.empty() || p.cites.empty())
-        throw IoError("cannot open '" + path + "': no such folder, and no " + path + ".content[.gz] + " + path +
-                      ".cites[.gz] pair");
+        throw IoError("cannot open '" + path + "': " + (fs::exists(path, ec) ? "a file, not a LINQS folder" : "no such folder") + ", and no " +
+                      path + ".content[.gz] + " + path + ".cites[.gz] pair");
     return p;
 }
 

@@ -63,7 +63,8 @@ std::pair<std::string, std::string> resolve_prefix(const std::string& path) {
                       std::to_string(found.size()) + " *_A.txt files");
     }
     if (tu_file(path, "A").empty())
-        throw IoError("cannot open '" + path + "': no such folder, and no " + path + "_A.txt (a TU data set is a folder or a 'folder/DS' prefix)");
+        throw IoError("cannot open '" + path + "': " + (fs::exists(path) ? "a file, not a TU folder" : "no such folder") + ", and no " + path +
+                      "_A.txt (a TU data set is a folder or a 'folder/DS' prefix)");
     return {path, fs::path(path).filename().string()};
 }
 
