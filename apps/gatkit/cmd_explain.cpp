@@ -169,9 +169,21 @@ int explain_molecules(const ExplainArgs& a) {
         return 0;
     }
 
-    prepare_out_dir(a.out_dir);
-    // Only the rows' SMILES are needed here; explain_molecule featurises each one again.
+    // Only the rows' SMILES are needed here; explain_molecule featurises each one again. The
+    // folder is made once the file has been read, and taken away again if this run made it and
+    // fails part way (a bad --layer or --head), so a failure leaves no folder of partial output.
     const MoleculeTable table = read_molecule_inputs("", a.data, a.smiles_column, model.info(), "none", "none");
+    std::error_code ec;
+    const bool made_dir = !std::filesystem::exists(a.out_dir, ec);
+    prepare_out_dir(a.out_dir);
+    struct RemoveUnlessKept {
+        std::string dir;
+        bool armed;
+        ~RemoveUnlessKept() {
+            std::error_code e;
+            if (armed) std::filesystem::remove_all(dir, e);
+        }
+    } cleanup{a.out_dir, made_dir};
     const std::vector<std::string> smiles = record_smiles(table, a.smiles_column, model.info());
     std::string index = "row,smiles";
     for (const auto& c : columns) index += "," + csv_field(c);
@@ -201,6 +213,7 @@ int explain_molecules(const ExplainArgs& a) {
     }
     const std::string index_path = (std::filesystem::path(a.out_dir) / "index.csv").string();
     write_file_atomically(index_path, index);
+    cleanup.armed = false;
     std::cerr << table.num_records() << " rows: " << drawn << " pictures, " << table.num_records() - drawn << " with errors; list in "
               << index_path << "\n";
     return 0;

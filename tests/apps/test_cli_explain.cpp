@@ -144,6 +144,15 @@ TEST_CASE("explain with data writes one picture per valid row and an index that 
     CHECK(has(index[2], "C1CC(N"));
     CHECK(index[2].size() > std::string("2,C1CC(N,,,").size());
     CHECK(has(index[3], ",row-3.svg,"));
+    // A run that fails leaves no folder it made: a missing input, a bad --layer found part way.
+    const std::string none = dir.file("none");
+    CHECK(run_gatkit("explain --model " + model + " --data " + dir.file("absent.csv") + " --out-dir " + none).exit_code == 1);
+    CHECK_FALSE(std::filesystem::exists(none));
+    CHECK(run_gatkit("explain --model " + model + " --data " + data + " --layer 7 --out-dir " + none).exit_code == 1);
+    CHECK_FALSE(std::filesystem::exists(none));
+    // A folder that was there stays.
+    CHECK(run_gatkit("explain --model " + model + " --data " + data + " --layer 7 --out-dir " + out).exit_code == 1);
+    CHECK(std::filesystem::exists(out + "/index.csv"));
 }
 
 TEST_CASE("explain refuses a bad layer, head, node or model kind with a message naming it", "[cli][explain]") {
