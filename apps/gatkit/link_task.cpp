@@ -416,6 +416,9 @@ int train_edge(const TrainArgs& a) {
                             {"data", a.data},
                             {"n_nodes", n},
                             {"n_edges", net.edges.size()},
+                            {"n_skipped", net.report.n_skipped()},
+                            {"model_type", "gat"},
+                            {"n_parameters", model.parameter_count()},
                             {"seed", a.seed},
                             {"threads", thread_count()},
                             {"epochs_run", r.epochs_run},
@@ -430,6 +433,7 @@ int train_edge(const TrainArgs& a) {
         put(m, "val_", r.val);
         put(m, "test_", r.test);
         m["test_f1"] = get(r.test, "macro_f1");
+        m["peak_rss_mib"] = peak_rss_mib();
         write_json(a.metrics_json, m);
     }
     return 0;

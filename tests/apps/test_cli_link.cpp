@@ -177,7 +177,8 @@ TEST_CASE("gatkit train --task edge predicts edge labels from a CSV label column
     REQUIRE(r.exit_code == 0);
     CHECK(has(r.out, "majority class"));
     const auto m = read_json(dir.file("m.json"));
-    for (const char* k : {"test_accuracy", "test_macro_f1", "test_majority_accuracy", "test_majority_macro_f1"}) {
+    for (const char* k : {"test_accuracy", "test_macro_f1", "test_majority_accuracy", "test_majority_macro_f1", "n_skipped", "model_type",
+                          "n_parameters", "peak_rss_mib", "epoch_seconds_median"}) {
         CAPTURE(k);
         CHECK(m.contains(k));
     }
