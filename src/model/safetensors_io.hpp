@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <cmath>
 #include <cstring>
 #include <limits>
 #include <string>
@@ -104,6 +105,13 @@ struct SafetensorsFile {
                           std::to_string(data_size) + " data bytes (truncated file?)");
             if (any) m.resize(shape[0], shape[1]);
             std::memcpy(m.data(), bytes.data() + data_start + off[0], want);
+            // Training never writes a NaN or an infinity (the divergence guard stops it first):
+            // one here is damage, and would only give NaN predictions later.
+            if constexpr (std::is_floating_point_v<Scalar>)
+                for (Eigen::Index k = 0; k < m.size(); ++k)
+                    if (!std::isfinite(m.data()[k]))
+                        throw bad("tensor '" + name + "' holds " + (std::isnan(m.data()[k]) ? "NaN" : "an infinity") + " at element " +
+                                  std::to_string(k) + " (a damaged file)");
         } catch (const nlohmann::json::exception& e) {
             throw bad("tensor '" + name + "' entry is malformed: " + e.what());
         }

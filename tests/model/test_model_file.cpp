@@ -8,7 +8,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <cstring>
+#include <limits>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -436,4 +438,16 @@ TEST_CASE("load_fingerprint_model: target names that disagree with the weights, 
     info.target_names = {"active"};
     save_fingerprint_model(path, fp, info, "multiclass");
     CHECK_THROWS_WITH(load_fingerprint_model(path), Catch::Contains("target_type 'multiclass'"));
+}
+
+TEST_CASE("load_model: a weight that is NaN or infinite is a damaged file", "[model][file]") {
+    TempDir dir;
+    const std::string path = dir.file("nan.gatkit");
+    for (const float bad : {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity()}) {
+        Model m = small_model();
+        m.parameters().front()->value(0, 1) = bad;
+        save_model(path, m);
+        CHECK_THROWS_AS(load_model(path), ParseError);
+        CHECK_THROWS_WITH(load_model(path), Catch::Contains("nan.gatkit") && Catch::Contains(std::isnan(bad) ? "holds NaN at element 1" : "holds an infinity at element 1"));
+    }
 }
