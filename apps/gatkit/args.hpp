@@ -97,6 +97,9 @@ std::string attention_rows(const Model& model, const std::vector<std::string>& n
 std::string attention_rows(const std::vector<std::pair<const Graph*, const Matrix*>>& layers, const std::vector<std::string>& names,
                            const std::string& prefix);
 int run_graph_predict(const PredictArgs& a);
+// predict --embeddings FILE for node and molecule attention models: what `gatkit embed` writes
+// for the same inputs (node_id,z0,...; or row,smiles,g0,...,error), to a.embeddings.
+int write_predict_embeddings(const PredictArgs& a, const std::string& kind);
 // gatkit evaluate for graph models (molecule attention models and fingerprint baselines): the
 // model's metrics on a labelled file.
 int run_graph_evaluate(const EvaluateArgs& a);

@@ -362,6 +362,20 @@ int run_embed(const EmbedArgs& a) {
 
 }  // namespace
 
+int write_predict_embeddings(const PredictArgs& p, const std::string& kind) {
+    EmbedArgs a;
+    a.model = p.model;
+    a.smiles = p.smiles;
+    a.data = p.data;
+    a.smiles_column = p.smiles_column;
+    a.out = p.embeddings;
+    a.feature_file = p.feature_file;
+    a.label_file = p.label_file;
+    if (kind == "graph") return embed_molecules(a);
+    if (kind == "node") return embed_nodes(a);
+    refuse("predict --embeddings", p.model, kind);
+}
+
 void add_explain_command(CLI::App& app, Action& action) {
     auto a = std::make_shared<ExplainArgs>();
     CLI::App* c = app.add_subcommand("explain", "Show where a model's attention goes (molecule pictures, a node's neighbours)");

@@ -91,16 +91,24 @@ int run_predict(const PredictArgs& a) {
         throw UserError("--feature-file and --label-file go with node models on edge lists; " + a.model + " is a " + kind + " model");
     if (!a.attention.empty()) check_output_path("--attention", a.attention);
     if (!a.attention.empty() && kind == "fingerprint") throw UserError("--attention needs an attention model; " + a.model + " is a fingerprint model");
-    if (!a.pairs.empty() || !a.recommend.empty() || !a.embeddings.empty())
-        throw UserError("--pairs, --recommend and --embeddings need a link or edge model; " + a.model + " is a " + kind + " model");
+    if (!a.pairs.empty() || !a.recommend.empty())
+        throw UserError("--pairs and --recommend need a link or edge model; " + a.model + " is a " + kind + " model");
+    if (!a.embeddings.empty() && kind == "fingerprint")
+        throw UserError("--embeddings needs an attention model; " + a.model + " is a fingerprint model");
     if (a.data.empty() == a.smiles.empty()) throw UsageError("predict needs exactly one of --data and --smiles");
     if (a.smiles.empty() && a.out.empty()) throw UsageError("predict --data needs --out");
     if (!a.out.empty() && a.out != "-") check_output_path("--out", a.out);
+    if (!a.embeddings.empty()) check_output_path("--embeddings", a.embeddings);
+    int rc = 0;
     if (kind == "node") {
         if (!a.smiles.empty()) throw UserError("--smiles needs a molecule model; " + a.model + " is a node model");
-        return run_node_predict(a);
+        rc = run_node_predict(a);
+    } else {
+        rc = run_graph_predict(a);
     }
-    return run_graph_predict(a);
+    // The vectors the predictions came from, as gatkit embed writes them for the same inputs.
+    if (rc == 0 && !a.embeddings.empty()) rc = write_predict_embeddings(a, kind);
+    return rc;
 }
 
 }  // namespace
@@ -123,7 +131,9 @@ void add_predict_command(CLI::App& app, Action& action) {
     c->add_option("--pairs", a->pairs, "link/edge: node pairs to score (CSV with header src,dst,... or 'u v' lines)");
     c->add_option("--recommend", a->recommend, "link: node ids to recommend new links for")->delimiter(',');
     c->add_option("--top-k", a->top_k, "link: recommendations per node")->capture_default_str();
-    c->add_option("--embeddings", a->embeddings, "link/edge: write the node vectors (node_id,z0,...)");
+    c->add_option("--embeddings", a->embeddings,
+                  "write the vectors the predictions come from: node and link/edge models node_id,z0,...; molecule models "
+                  "row,smiles,g0,...,error (the pooled vectors, as gatkit embed)");
     c->add_option("--threads", a->threads, "Threads (default: all cores)")->check(thread_count_check());
     c->callback([&action, a] { action = [a] { return run_predict(*a); }; });
 }

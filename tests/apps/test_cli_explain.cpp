@@ -245,6 +245,16 @@ TEST_CASE("embed writes one row per input row: molecule vectors with an error co
             CHECK(f.back().empty() == (k != 2));
         }
     }
+    SECTION("predict --embeddings writes the same file beside the predictions") {
+        const std::string data = dir.write("in.csv", "smiles,id\nCCO,a\nnot_a_molecule,b\nc1ccccc1O,c\n");
+        REQUIRE(run_gatkit("embed --model " + model + " --data " + data + " --out " + dir.file("e.csv")).exit_code == 0);
+        const CliResult p = run_gatkit("predict --model " + model + " --data " + data + " --out " + dir.file("p.csv") + " --embeddings " +
+                                       dir.file("pe.csv"));
+        INFO(p.err);
+        REQUIRE(p.exit_code == 0);
+        CHECK(lines_of(read_text(dir.file("p.csv"))).size() == 4);
+        CHECK(read_text(dir.file("pe.csv")) == read_text(dir.file("e.csv")));
+    }
     SECTION("molecules from a .smi file keep their names") {
         const std::string data = dir.write("in.smi", "CCO ethanol\nCCN ethylamine\n");
         REQUIRE(run_gatkit("embed --model " + model + " --data " + data + " --out " + dir.file("e.csv")).exit_code == 0);
@@ -274,5 +284,11 @@ TEST_CASE("embed writes one row per input row: molecule vectors with an error co
         CHECK(header.size() == 1 + 64);  // the default hidden layer: 8 heads × 8 channels, concatenated
         CHECK(fields_of(rows[1]).size() == header.size());
         CHECK(rows[1].rfind("n0,", 0) == 0);
+        // predict --embeddings: the same vectors beside the predictions.
+        const CliResult p = run_gatkit("predict --model " + nodes + " --data " + dir.file("g") + " --out " + dir.file("p.csv") + " --embeddings " +
+                                       dir.file("pz.csv"));
+        INFO(p.err);
+        REQUIRE(p.exit_code == 0);
+        CHECK(read_text(dir.file("pz.csv")) == read_text(dir.file("z.csv")));
     }
 }
