@@ -418,6 +418,30 @@ int run_graph_train(const TrainArgs& given) {
 
 namespace {
 
+// A molecule model as predict and evaluate read it: a fingerprint baseline, or an attention
+// model's members (one unless it is an ensemble), with the info and target type they share.
+struct MoleculeModel {
+    ModelInfo info;
+    std::string target_type;
+    std::vector<Model> members;
+    std::unique_ptr<FingerprintModel> fp;
+};
+
+MoleculeModel load_molecule_model(const std::string& path, const std::string& command) {
+    MoleculeModel m;
+    if (model_kind(path) == "fingerprint") {
+        auto loaded = load_fingerprint_model(path);
+        m.fp = std::make_unique<FingerprintModel>(std::move(loaded.model));
+        m.info = std::move(loaded.info);
+        m.target_type = loaded.target_type;
+    } else {
+        m.members = load_molecule_models(path, command);
+        m.info = m.members.front().info();
+        m.target_type = m.members.front().config().target_type;
+    }
+    return m;
+}
+
 // `gatkit predict --data FILE` hands each thread this many rows at a time to parse, featurise
 // and predict (load_molecules_chunked), so only a few chunks' atom features exist at once and a
 // thread's buffers are reused, warm in cache, by its next chunk.
@@ -426,23 +450,12 @@ constexpr std::size_t kPredictChunkRows = 64;
 }  // namespace
 
 int run_graph_predict(const PredictArgs& a) {
-    const std::string kind = model_kind(a.model);
-    ModelInfo info;
-    std::string target_type;
-    std::vector<Model> members;  // an attention model's members (one unless it is an ensemble)
-    Model* model = nullptr;      // the first
-    std::unique_ptr<FingerprintModel> fp;
-    if (kind == "fingerprint") {
-        auto loaded = load_fingerprint_model(a.model);
-        fp = std::make_unique<FingerprintModel>(std::move(loaded.model));
-        info = loaded.info;
-        target_type = loaded.target_type;
-    } else {
-        members = load_molecule_models(a.model, "predict");
-        model = &members.front();
-        info = model->info();
-        target_type = model->config().target_type;
-    }
+    MoleculeModel loaded = load_molecule_model(a.model, "predict");
+    const ModelInfo& info = loaded.info;
+    const std::string& target_type = loaded.target_type;
+    std::vector<Model>& members = loaded.members;  // an attention model's members (one unless it is an ensemble)
+    Model* model = members.empty() ? nullptr : &members.front();  // the first
+    const std::unique_ptr<FingerprintModel>& fp = loaded.fp;
     // Output columns: one per target (probability or value), or one per class.
     const std::vector<std::string> columns = prediction_columns(target_type, info);
     const auto C = static_cast<Eigen::Index>(columns.size());
@@ -560,21 +573,11 @@ int run_graph_predict(const PredictArgs& a) {
 }
 
 int run_graph_evaluate(const EvaluateArgs& a) {
-    const std::string kind = model_kind(a.model);
-    ModelInfo info;
-    std::string target_type;
-    std::vector<Model> members;
-    std::unique_ptr<FingerprintModel> fp;
-    if (kind == "fingerprint") {
-        auto loaded = load_fingerprint_model(a.model);
-        fp = std::make_unique<FingerprintModel>(std::move(loaded.model));
-        info = loaded.info;
-        target_type = loaded.target_type;
-    } else {
-        members = load_molecule_models(a.model, "evaluate");
-        info = members.front().info();
-        target_type = members.front().config().target_type;
-    }
+    MoleculeModel loaded = load_molecule_model(a.model, "evaluate");
+    const ModelInfo& info = loaded.info;
+    const std::string& target_type = loaded.target_type;
+    std::vector<Model>& members = loaded.members;
+    const std::unique_ptr<FingerprintModel>& fp = loaded.fp;
     if (target_type == "multiclass") throw UserError(a.model + ": evaluate reads binary and regression molecule models (this one is multiclass)");
     // The labels are the model's own target columns, read from the file as training read them.
     MoleculeTable table = load_molecules(a.data, {.smiles_column = a.smiles_column.empty() ? info.smiles_column : a.smiles_column,
