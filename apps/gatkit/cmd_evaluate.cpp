@@ -43,7 +43,7 @@ int run_node_evaluate(const EvaluateArgs& a) {
     }
     std::vector<std::pair<std::string, std::vector<NodeId>>> parts;
     if (!a.split_file.empty()) {
-        const NodeSplit s = read_split_file(a.split_file, data.node_ids);
+        const NodeSplit s = read_split_file(a.split_file, data.node_ids, /*allow_empty_parts=*/true);
         parts = {{"train_", s.train}, {"val_", s.val}, {"test_", s.test}};
         for (const auto& [name, nodes] : parts)
             for (const NodeId i : nodes)

@@ -316,9 +316,9 @@ int embed_molecules(const EmbedArgs& a) {
         for (Eigen::Index c = 0; c < emb.cols(); ++c) out += "," + (g >= 0 ? number(emb(g, c)) : std::string());
         out += "," + csv_field(table.error_of_record[r]) + "\n";
     }
-    write_file_atomically(a.out, out);
+    const std::string where = write_output(a.out, out);
     std::cerr << table.num_records() << " rows (" << table.data.size() << " embedded, " << table.num_records() - table.data.size()
-              << " with errors), " << emb.cols() << " values each, written to " << a.out << "\n";
+              << " with errors), " << emb.cols() << " values each, written to " << where << "\n";
     return 0;
 }
 
@@ -337,14 +337,14 @@ int embed_nodes(const EmbedArgs& a) {
         for (Eigen::Index c = 0; c < z.cols(); ++c) out += "," + number(z(i, c));
         out += "\n";
     }
-    write_file_atomically(a.out, out);
-    std::cerr << data.num_nodes() << " nodes, " << z.cols() << " values each, written to " << a.out << "\n";
+    const std::string where = write_output(a.out, out);
+    std::cerr << data.num_nodes() << " nodes, " << z.cols() << " values each, written to " << where << "\n";
     return 0;
 }
 
 int run_embed(const EmbedArgs& a) {
     use_threads(a.threads);
-    check_output_path("--out", a.out);
+    if (a.out != "-") check_output_path("--out", a.out);
     const std::string kind = model_kind(a.model);
     if (kind == "graph") return embed_molecules(a);
     if (kind == "node") return embed_nodes(a);

@@ -141,6 +141,7 @@ void add_generate_command(CLI::App& app, Action& action) {
             check_output_path("--out", o->kind == "planted" && !o->edge_list ? o->out + ".content" : o->out);
             check_output_path("--features-out", o->features_out);
             check_output_path("--labels-out", o->labels_out);
+            check_distinct_outputs({{"--out", o->out}, {"--features-out", o->features_out}, {"--labels-out", o->labels_out}});
             return run_generate(*o);
         };
     });

@@ -76,6 +76,7 @@ namespace {
 
 int run_predict(const PredictArgs& a) {
     use_threads(a.threads);
+    check_distinct_outputs({{"--out", a.out}, {"--embeddings", a.embeddings}, {"--attention", a.attention}});
     const std::string kind = model_kind(a.model);
     const std::string task = kind == "heuristic" ? "link" : kind == "fingerprint" ? "graph" : kind;
     if (!a.task.empty() && a.task != task) throw UserError("--task " + a.task + ": " + a.model + " is a " + task + " model");
@@ -98,7 +99,7 @@ int run_predict(const PredictArgs& a) {
     if (a.data.empty() == a.smiles.empty()) throw UsageError("predict needs exactly one of --data and --smiles");
     if (a.smiles.empty() && a.out.empty()) throw UsageError("predict --data needs --out");
     if (!a.out.empty() && a.out != "-") check_output_path("--out", a.out);
-    if (!a.embeddings.empty()) check_output_path("--embeddings", a.embeddings);
+    if (!a.embeddings.empty() && a.embeddings != "-") check_output_path("--embeddings", a.embeddings);
     int rc = 0;
     if (kind == "node") {
         if (!a.smiles.empty()) throw UserError("--smiles needs a molecule model; " + a.model + " is a node model");
@@ -130,7 +131,7 @@ void add_predict_command(CLI::App& app, Action& action) {
     c->add_option("--task", a->task, "link|edge|node|graph: optional, the model file says which");
     c->add_option("--pairs", a->pairs, "link/edge: node pairs to score (CSV with header src,dst,... or 'u v' lines)");
     c->add_option("--recommend", a->recommend, "link: node ids to recommend new links for")->delimiter(',');
-    c->add_option("--top-k", a->top_k, "link: recommendations per node")->capture_default_str();
+    c->add_option("--top-k", a->top_k, "link: recommendations per node")->capture_default_str()->check(integer_at_least(1));
     c->add_option("--embeddings", a->embeddings,
                   "write the vectors the predictions come from: node and link/edge models node_id,z0,...; molecule models "
                   "row,smiles,g0,...,error (the pooled vectors, as gatkit embed)");

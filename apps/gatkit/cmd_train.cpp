@@ -82,6 +82,8 @@ int run_train(const TrainArgs& a) {
     if (a.task != "graph" && (a.lr_schedule != "constant" || a.warmup_epochs))
         throw UserError("--lr-schedule and --warmup-epochs apply to --task graph (the " + a.task + " task trains at a constant --lr)");
     if (a.residual && a.no_residual) throw UsageError("--residual and --no-residual contradict each other: give one");
+    if (a.task == "node" && a.model_type != "gat")
+        throw UserError("--model-type " + a.model_type + " is not available for --task node (available: gat)");
     if (a.task != "graph" && !a.split_out.empty())
         throw UserError("--split-out applies to --task graph (the " + a.task + " task writes no split file)");
     if (!a.mol_features.empty() && a.mol_features != "none" && (a.task != "graph" || a.model_type != "gat"))
@@ -93,6 +95,8 @@ int run_train(const TrainArgs& a) {
     use_threads(a.threads);
     check_output_path("--out", a.out);
     check_output_path("--metrics-json", a.metrics_json);
+    check_distinct_outputs({{"--out", a.out}, {"--metrics-json", a.metrics_json}, {"--split-out", a.split_out}, {"--invalid-out", a.invalid_out},
+                            {"--checkpoint", a.checkpoint}});
     check_output_path("--split-out", a.split_out);
     if (a.checkpoint_every < 0) throw UserError("--checkpoint-every " + std::to_string(a.checkpoint_every) + ": expected 0 (off) or a number of epochs");
     if (a.model_type != "gat" && (!a.resume.empty() || a.checkpoint_every > 0))

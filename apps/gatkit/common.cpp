@@ -12,6 +12,7 @@
 #include <charconv>
 #include <cstdint>
 #include <filesystem>
+#include <iostream>
 #include <unistd.h>
 
 namespace gatkit::cli {
@@ -66,6 +67,29 @@ void check_output_path(const std::string& flag, const std::string& path) {
         throw UserError(flag + " " + path + ": folder '" + dir.string() + "' does not exist");
     if (::access(dir.c_str(), W_OK) != 0) throw UserError(flag + " " + path + ": folder '" + dir.string() + "' is not writable");
     if (std::filesystem::is_directory(path, ec)) throw UserError(flag + " " + path + ": is a folder, expected a file name");
+}
+
+std::string write_output(const std::string& path, const std::string& text) {
+    if (path == "-") {
+        std::cout << text;
+        std::cout.flush();
+        return "stdout";
+    }
+    write_file_atomically(path, text);
+    return path;
+}
+
+void check_distinct_outputs(const std::vector<std::pair<std::string, std::string>>& outputs) {
+    std::vector<std::pair<std::string, std::filesystem::path>> seen;
+    for (const auto& [flag, path] : outputs) {
+        if (path.empty() || path == "-") continue;
+        std::error_code ec;
+        std::filesystem::path p = std::filesystem::weakly_canonical(std::filesystem::absolute(path, ec), ec);
+        if (ec) p = path;
+        for (const auto& [other, q] : seen)
+            if (q == p) throw UsageError(other + " and " + flag + " name the same file '" + path + "': give each output its own file");
+        seen.emplace_back(flag, p);
+    }
 }
 
 bool stderr_is_terminal() { return ::isatty(STDERR_FILENO) == 1; }

@@ -8,6 +8,8 @@
 
 #include <functional>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace gatkit::cli {
 
@@ -44,11 +46,18 @@ CLI::Validator seed_value();
 
 // CSV field quoting (RFC 4180).
 std::string csv_field(const std::string& s);
+// A command's text output: to standard output for "-", else written atomically to `path`. Returns
+// what to call it in a message ("stdout" or the path).
+std::string write_output(const std::string& path, const std::string& text);
 // Writes a JSON object to `path` atomically.
 void write_json(const std::string& path, const nlohmann::json& j);
 // Throws UserError unless the folder that will hold `path` exists and is writable, so a long
 // run does not fail only at the end.
 void check_output_path(const std::string& flag, const std::string& path);
+// Throws UsageError when two of the named output paths (flag, path; empty paths and "-" are
+// skipped) are the same file: the second write would replace the first, and the run would still
+// report both as written.
+void check_distinct_outputs(const std::vector<std::pair<std::string, std::string>>& outputs);
 // True when stderr is a terminal.
 bool stderr_is_terminal();
 // --threads N (N > 0; 0 keeps the default): the thread count for what follows, then the huge-page

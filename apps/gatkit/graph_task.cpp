@@ -584,6 +584,13 @@ int run_graph_evaluate(const EvaluateArgs& a) {
                                                   .target_columns = info.target_names,
                                                   .mol_features = fp ? std::string("none") : info.graph_features});
     GraphDataset& data = table.data;
+    if (target_type == "binary") {
+        try {
+            check_binary_targets(data);
+        } catch (const ConfigError& e) {
+            throw UserError(a.data + ": " + e.what());
+        }
+    }
     std::size_t too_large = 0;
     std::vector<std::size_t> kept;
     if (!fp) {
@@ -607,6 +614,14 @@ int run_graph_evaluate(const EvaluateArgs& a) {
         std::cerr << too_large << " molecules above the model's max_full_nodes (" << members.front().config().max_full_nodes
                   << " atoms, --mask full) not evaluated\n";
     if (kept.empty()) throw UserError(a.data + ": no molecule to evaluate (" + std::to_string(rows) + " rows, none valid)");
+    std::size_t labelled = 0;
+    for (const std::size_t g : kept)
+        labelled += data.targets.row(static_cast<Eigen::Index>(g)).array().isNaN().all() ? 0 : 1;
+    if (labelled == 0) {
+        std::string columns;
+        for (const auto& t : info.target_names) columns += (columns.empty() ? "'" : ", '") + t + "'";
+        throw UserError(a.data + ": no labelled row to evaluate (column " + columns + " empty on every valid row)");
+    }
     Matrix pred;
     if (fp) {
         std::vector<std::string> smiles;

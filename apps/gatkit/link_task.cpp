@@ -653,8 +653,8 @@ void write_embeddings(const std::string& path, const PairScorer& s) {
         for (Eigen::Index c = 0; c < z.cols(); ++c) out += "," + number(z(i, c));
         out += '\n';
     }
-    write_file_atomically(path, out);
-    std::cerr << z.rows() << " node vectors (" << z.cols() << " wide) written to " << path << "\n";
+    const std::string where = write_output(path, out);
+    std::cerr << z.rows() << " node vectors (" << z.cols() << " wide) written to " << where << "\n";
 }
 
 }  // namespace
@@ -707,7 +707,7 @@ int run_link_predict(const PredictArgs& a) {
     if (jobs == 1 && a.out.empty()) throw UserError("--pairs and --recommend need --out");
     if (!a.data.empty() || !a.smiles.empty())
         throw UserError("a link or edge model keeps its network; use --pairs or --recommend instead of --data/--smiles");
-    if (!a.embeddings.empty()) check_output_path("--embeddings", a.embeddings);
+    if (!a.embeddings.empty() && a.embeddings != "-") check_output_path("--embeddings", a.embeddings);
     PairScorer s(a.model);
     if (!a.embeddings.empty()) write_embeddings(a.embeddings, s);
     if (!a.attention.empty()) write_link_attention(a, s);

@@ -16,6 +16,17 @@
 
 namespace gatkit {
 
+namespace {
+
+// A number as a user would type it ("0.1", not std::to_string's "0.100000").
+std::string num(double x) {
+    std::ostringstream s;
+    s << x;
+    return s.str();
+}
+
+}  // namespace
+
 NodeDataset generate_planted_partition(const PlantedPartitionOptions& o) {
     if (o.nodes < 2 || o.classes < 2 || o.classes > o.nodes)
         throw ConfigError("planted partition: need 2 <= classes <= nodes, got nodes = " + std::to_string(o.nodes) +
@@ -23,8 +34,11 @@ NodeDataset generate_planted_partition(const PlantedPartitionOptions& o) {
     if (o.features < o.classes || o.words_per_node < 1)
         throw ConfigError("planted partition: need features >= classes and words_per_node >= 1, got features = " +
                           std::to_string(o.features) + ", words_per_node = " + std::to_string(o.words_per_node));
-    if (!(o.homophily >= 0 && o.homophily <= 1) || !(o.feature_signal >= 0 && o.feature_signal <= 1) || !(o.avg_degree > 0))
-        throw ConfigError("planted partition: homophily and feature_signal must be in [0, 1] and avg_degree > 0");
+    if (!(o.homophily >= 0 && o.homophily <= 1) || !(o.feature_signal >= 0 && o.feature_signal <= 1) ||
+        !(o.avg_degree > 0 && o.avg_degree < static_cast<double>(o.nodes)))
+        throw ConfigError("planted partition: homophily and feature_signal must be in [0, 1] and avg_degree > 0 and below nodes = " +
+                          std::to_string(o.nodes) + ", got homophily = " + num(o.homophily) + ", feature_signal = " + num(o.feature_signal) +
+                          ", avg_degree = " + num(o.avg_degree));
     Rng rng(o.seed);
     NodeDataset ds;
     ds.name = "planted_partition";
@@ -69,13 +83,6 @@ namespace {
 using UndirectedTraits = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS>;
 using DirectedTraits = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS>;
 using Engine = boost::random::mt19937_64;
-
-// A number as a user would type it ("0.1", not std::to_string's "0.100000").
-std::string num(double x) {
-    std::ostringstream s;
-    s << x;
-    return s.str();
-}
 
 void check_nodes(const char* generator, NodeId nodes) {
     if (nodes < 2) throw ConfigError(std::string(generator) + ": need nodes >= 2, got " + std::to_string(nodes));

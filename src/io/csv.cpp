@@ -9,8 +9,16 @@ CsvReader::CsvReader(const std::string& path, char delimiter) : reader_(path), d
 }
 
 std::size_t CsvReader::column(const std::string& name) const {
-    for (std::size_t k = 0; k < header_.size(); ++k)
-        if (header_[k] == name) return k;
+    for (std::size_t k = 0; k < header_.size(); ++k) {
+        if (header_[k] != name) continue;
+        // Two columns of one name: which one is meant cannot be told, and taking the first would
+        // silently ignore the other.
+        for (std::size_t j = k + 1; j < header_.size(); ++j)
+            if (header_[j] == name)
+                throw ConfigError(reader_.path() + ": columns " + std::to_string(k + 1) + " and " + std::to_string(j + 1) + " are both named '" +
+                                  clip(name) + "' in the header; rename one");
+        return k;
+    }
     std::string available;
     for (std::size_t k = 0; k < header_.size() && k < 30; ++k) available += (k ? ", " : "") + clip(header_[k]);
     if (header_.size() > 30) available += ", ... (" + std::to_string(header_.size()) + " in all)";

@@ -129,8 +129,8 @@ int kfold_count(const std::string& kind) {
     return k;
 }
 
-// Binary targets are 0 or 1 (NaN: missing). Another value (a 2, a 0.5) has no BCE target to
-// train towards: a ConfigError naming the first one, its column and its input row.
+}  // namespace
+
 void check_binary_targets(const GraphDataset& data) {
     for (Eigen::Index i = 0; i < data.targets.rows(); ++i)
         for (Eigen::Index t = 0; t < data.targets.cols(); ++t) {
@@ -145,6 +145,8 @@ void check_binary_targets(const GraphDataset& data) {
                               " is not 0 or 1 (binary labels are 0, 1 or empty; --target-type regression takes any number)");
         }
 }
+
+namespace {
 
 }  // namespace
 

@@ -46,7 +46,7 @@ NodeSplit planetoid_split(const std::vector<int>& labels, int num_classes, Rng& 
     return s;
 }
 
-NodeSplit read_split_file(const std::string& path, const std::vector<std::string>& node_ids) {
+NodeSplit read_split_file(const std::string& path, const std::vector<std::string>& node_ids, bool allow_empty_parts) {
     std::unordered_map<std::string, NodeId> index;
     for (std::size_t i = 0; i < node_ids.size(); ++i) index.emplace(node_ids[i], static_cast<NodeId>(i));
     CsvReader csv(path);
@@ -75,8 +75,9 @@ NodeSplit read_split_file(const std::string& path, const std::vector<std::string
         else
             throw ParseError(csv.where() + ": split '" + clip(part) + "' for node '" + clip(id) + "' (expected train, val or test)");
     }
+    if (allow_empty_parts && s.train.empty() && s.val.empty() && s.test.empty()) throw ParseError(path + ": the file lists no node");
     for (const auto* set : {&s.train, &s.val, &s.test})
-        if (set->empty())
+        if (set->empty() && !allow_empty_parts)
             throw ParseError(path + ": the " + std::string(set == &s.train ? "train" : set == &s.val ? "val" : "test") +
                              " set is empty");
     std::sort(s.train.begin(), s.train.end());

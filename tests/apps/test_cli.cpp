@@ -505,6 +505,18 @@ TEST_CASE("gatkit evaluate: a node model's accuracy per part of a split file, or
     const double mean = (trained["train_accuracy"].get<double>() * 60 + trained["val_accuracy"].get<double>() * 60 +
                          trained["test_accuracy"].get<double>() * 180) / 300;
     CHECK(a["test_accuracy"].get<double>() == Approx(mean).margin(1e-9));
+    // A split file that lists only test nodes: only test metrics.
+    std::string only_test = "node_id,split\n";
+    for (int i = 0; i < 300; ++i)
+        if (i % 5 >= 2) only_test += "n" + std::to_string(i) + ",test\n";
+    const RunResult t = run_gatkit("evaluate --model " + shell_quote(model) + " --data " + shell_quote(data) + " --split-file " +
+                                   shell_quote(dir.write("only_test.csv", only_test)) + " --metrics-json " + shell_quote(dir.file("t.json")));
+    INFO("stderr: " << t.err);
+    REQUIRE(t.exit_code == 0);
+    const nlohmann::json tj = read_json(dir.file("t.json"));
+    CHECK(tj["n_train"] == 0);
+    CHECK(tj["test_accuracy"] == trained["test_accuracy"]);
+    CHECK_FALSE(tj.contains("train_accuracy"));
     // A missing --data is a usage error; a missing model file a user error.
     CHECK(run_gatkit("evaluate --model " + shell_quote(model)).exit_code == 2);
     CHECK(run_gatkit("evaluate --model " + shell_quote(dir.file("none.gatkit")) + " --data " + shell_quote(data)).exit_code == 1);
@@ -526,6 +538,7 @@ TEST_CASE("train refuses flags its task would ignore, naming the tasks they go w
     refused(node + " --readout max", "--readout does not apply to --task node");
     refused(node + " --target-columns y", "--target-columns does not apply to --task node");
     refused(node + " --decoder dot", "--decoder does not apply to --task node (it goes with --task link|edge)");
+    refused(node + " --model-type fingerprint", "--model-type fingerprint is not available for --task node (available: gat)");
     const std::string mols = dir.write("m.csv", "smiles,y\nCCO,1\nCCN,0\n");
     refused("--task graph --data " + shell_quote(mols) + " --target-columns y --split-file s.csv", "--split-file does not apply to --task graph (it goes with --task node)");
     refused("--task graph --data " + shell_quote(mols) + " --target-columns y --directed", "--directed does not apply to --task graph");

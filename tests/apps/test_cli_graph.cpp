@@ -1131,6 +1131,16 @@ TEST_CASE("gatkit evaluate on the test rows of a training run gives that run's t
         require_one_line_error(e);
         CHECK(has(e.err, "active"));
     }
+    SECTION("labels that are not 0 or 1 for a binary model, or none at all, are one-line errors") {
+        const std::string odd = dir.write("odd.csv", "name,smiles,active\na,CCO,1\nb,CCN,2.5\n");
+        const CliResult e = run_gatkit("evaluate --model " + shell_quote(model) + " --data " + shell_quote(odd));
+        require_one_line_error(e);
+        CHECK(has(e.err, "label 2.5 in column 'active' on row 3 is not 0 or 1"));
+        const std::string none = dir.write("none.csv", "name,smiles,active\na,CCO,\nb,CCN,\n");
+        const CliResult n = run_gatkit("evaluate --model " + shell_quote(model) + " --data " + shell_quote(none));
+        require_one_line_error(n);
+        CHECK(has(n.err, "no labelled row to evaluate"));
+    }
     SECTION("node-model flags on a molecule model are a usage error") {
         const CliResult e = run_gatkit("evaluate --model " + shell_quote(model) + " --data " + shell_quote(data) + " --label-file x.txt");
         require_one_line_error(e, 2);
@@ -1153,5 +1163,20 @@ TEST_CASE("graph train --split-column: a bad value names the file, the line and 
                                          " --split-column fold --out " + shell_quote(dir.file("m")));
     require_one_line_error(missing);
     CHECK(has(missing.err, "no column named 'fold' (--split-column; columns: name, smiles, active, part)"));
+    CHECK_FALSE(fs::exists(dir.file("m")));
+}
+
+TEST_CASE("two columns of the same name, or two outputs to the same file, are refused", "[cli][graph]") {
+    TempDir dir;
+    const std::string twice = dir.write("twice.csv", "smiles,active,active\nCCO,1,0\nCCN,0,1\n");
+    const CliResult t = run_gatkit("train --task graph --data " + shell_quote(twice) + " --target-columns active --quiet" + kTiny + " --out " +
+                                   shell_quote(dir.file("m")));
+    require_one_line_error(t);
+    CHECK(has(t.err, "columns 2 and 3 are both named 'active'"));
+    const std::string data = write_molecules(dir);
+    const CliResult same = run_gatkit("train --task graph --data " + shell_quote(data) + " --target-columns active --quiet" + kTiny + " --out " +
+                                      shell_quote(dir.file("m")) + " --metrics-json " + shell_quote(dir.file("m")));
+    require_one_line_error(same, 2);
+    CHECK(has(same.err, "--out and --metrics-json name the same file"));
     CHECK_FALSE(fs::exists(dir.file("m")));
 }

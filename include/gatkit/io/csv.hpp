@@ -15,7 +15,8 @@ public:
     explicit CsvReader(const std::string& path, char delimiter = ',');
 
     const std::vector<std::string>& header() const { return header_; }
-    // Index of a header column; throws ConfigError listing the available columns if absent.
+    // Index of a header column; throws ConfigError listing the available columns if absent, and
+    // naming both positions if two columns have that name.
     std::size_t column(const std::string& name) const;
     // Next record; false at end of file. Blank lines are skipped.
     bool next(std::vector<std::string>& fields);

@@ -82,6 +82,10 @@ ModelSeeds member_seeds(std::uint64_t seed, const std::optional<std::uint64_t>& 
 // Appends the positional encoding `spec` (none | lap:K | rw:K; nn/positional.hpp) to every
 // graph's node features.
 void add_positional_encodings(GraphDataset& data, const std::string& spec);
+// Binary targets are 0 or 1 (NaN: missing). Another value (a 2, a 0.5) has no BCE target to
+// train towards, nor a class to score against: a ConfigError naming the first one, its column
+// and its input row.
+void check_binary_targets(const GraphDataset& data);
 // Sets every graph's molecule-level features u (spec none | rdkit2d | morgan | rdkit2d,morgan;
 // chem/mol_features.hpp) from data.smiles, in parallel. ConfigError for data without SMILES
 // (TU graphs) unless kind is none.

@@ -32,8 +32,9 @@ NodeSplit planetoid_split(const std::vector<int>& labels, int num_classes, Rng& 
 // Reads a split file: CSV with header `node_id,split`, split one of train|val|test. Ids are the
 // data set's node ids. Nodes not listed are unused (the files written by the PyTorch reference
 // list only the 1,640 split nodes of Cora). Errors (ParseError naming file:line and the value):
-// an id not in the data, an id listed twice, another split value, an empty train, val or test set.
-NodeSplit read_split_file(const std::string& path, const std::vector<std::string>& node_ids);
+// an id not in the data, an id listed twice, another split value, an empty train, val or test set
+// (allow_empty_parts: only a file with no node at all; evaluation reads any parts it lists).
+NodeSplit read_split_file(const std::string& path, const std::vector<std::string>& node_ids, bool allow_empty_parts = false);
 
 // ---- Splits of a data set of many graphs (molecules) ---------------------------------------------
 //
