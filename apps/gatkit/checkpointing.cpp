@@ -4,9 +4,13 @@
 
 #include "gatkit/core/error.hpp"
 
+#include <algorithm>
 #include <charconv>
+#include <cstdint>
+#include <cstdio>
 #include <csignal>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 
 namespace gatkit::cli {
@@ -44,6 +48,53 @@ std::string absolute(const std::string& path) {
     std::error_code ec;
     const auto p = std::filesystem::weakly_canonical(std::filesystem::absolute(path, ec), ec);
     return ec ? path : p.string();
+}
+
+// What a data path holds, as a 64-bit FNV-1a digest of its bytes in hex: a file; or the data
+// files a folder (LINQS, TU) or a prefix ("cora/cora", "tu/MUTAG") stands for: *.content,
+// *.cites and *.txt, optionally .gz, by name (not models or checkpoints a run may have written
+// beside them). Empty when nothing is there. A resumed run compares these, so data changed at
+// the same path is refused rather than trained on with the old split and weights.
+std::string contents_digest(const std::string& path) {
+    namespace fs = std::filesystem;
+    if (path.empty()) return {};
+    std::error_code ec;
+    std::vector<fs::path> files;
+    if (fs::is_regular_file(path, ec)) {
+        files.push_back(path);
+    } else {
+        const bool folder = fs::is_directory(path, ec);
+        const fs::path dir = folder ? fs::path(path) : fs::path(path).parent_path().empty() ? fs::path(".") : fs::path(path).parent_path();
+        const std::string stem = folder ? std::string() : fs::path(path).filename().string();
+        const auto data_file = [](std::string name) {
+            if (name.ends_with(".gz")) name.resize(name.size() - 3);
+            return name.ends_with(".content") || name.ends_with(".cites") || name.ends_with(".txt");
+        };
+        for (const auto& e : fs::directory_iterator(dir, ec)) {
+            const std::string name = e.path().filename().string();
+            if (e.is_regular_file(ec) && data_file(name) && (folder || name.rfind(stem + ".", 0) == 0 || name.rfind(stem + "_", 0) == 0))
+                files.push_back(e.path());
+        }
+        std::sort(files.begin(), files.end());
+    }
+    if (files.empty()) return {};
+    std::uint64_t h = 1469598103934665603ULL;
+    const auto mix = [&h](const char* p, std::size_t n) {
+        for (std::size_t k = 0; k < n; ++k) h = (h ^ static_cast<unsigned char>(p[k])) * 1099511628211ULL;
+    };
+    std::vector<char> buf(1 << 16);
+    for (const auto& f : files) {
+        const std::string name = f.filename().string();
+        mix(name.data(), name.size() + 1);
+        std::ifstream in(f, std::ios::binary);
+        while (in) {
+            in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
+            mix(buf.data(), static_cast<std::size_t>(in.gcount()));
+        }
+    }
+    char hex[17];
+    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+    return hex;
 }
 
 }  // namespace
@@ -103,6 +154,11 @@ std::map<std::string, std::string> run_identity(const TrainArgs& a, const AdamOp
         run["--epochs"] = std::to_string(epochs);
     }
     if (!a.metric.empty()) run["--metric"] = a.metric;
+    // The inputs' contents ("<flag> contents"; absent in checkpoints written before they were
+    // kept, which then resume as before).
+    for (const auto& [flag, path] : {std::pair<std::string, std::string>{"--data", a.data}, {"--split-file", a.split_file},
+                                     {"--feature-file", a.feature_file}, {"--label-file", a.label_file}})
+        if (const std::string d = contents_digest(path); !d.empty()) run[flag + " contents"] = d;
     if (a.mol_features != "none") run["--mol-features"] = a.mol_features;  // absent before molecule features existed
     return run;
 }

@@ -228,10 +228,18 @@ void check_resume(const Checkpoint& c, const std::string& path, const ModelConfi
     for (const auto& [k, v] : c.run) keys.push_back(k);
     for (const auto& [k, v] : run)
         if (!c.run.count(k)) keys.push_back(k);
-    for (const auto& k : keys)
-        if (shown(c.run, k) != shown(run, k))
-            throw ConfigError(where + " was written by a run with " + k + " " + shown(c.run, k) + "; this run has " + k + " " +
-                              shown(run, k) + hint);
+    for (const auto& k : keys) {
+        if (shown(c.run, k) == shown(run, k)) continue;
+        // "<flag> contents": a digest of what the input held. Older checkpoints have none.
+        if (k.size() > 9 && k.ends_with(" contents")) {
+            if (!c.run.count(k)) continue;
+            const std::string flag = k.substr(0, k.size() - 9);
+            throw ConfigError(where + " was written from other contents of " + flag + " (digest " + shown(c.run, k) + ", now " +
+                              shown(run, k) + "): the input changed since, and its split and weights would not match it" + hint);
+        }
+        throw ConfigError(where + " was written by a run with " + k + " " + shown(c.run, k) + "; this run has " + k + " " +
+                          shown(run, k) + hint);
+    }
     const json was = detail::config_to_json(c.config), now = detail::config_to_json(config);
     for (const auto& [k, v] : now.items())
         if (!was.contains(k) || was[k] != v)

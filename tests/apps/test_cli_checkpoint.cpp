@@ -303,6 +303,12 @@ TEST_CASE("gatkit train --resume refuses a damaged or mismatching checkpoint wit
     wider.replace(wider.find("--heads 2"), 9, "--heads 3");
     refused(wider + " --epochs 4 --resume " + ckpt, "heads = 2; this run builds one with heads = 3");
     refused(graph_run(molecule_data(dir)) + " --out " + dir.file("g.gatkit") + " --epochs 4 --resume " + ckpt, "--data");
+    // The same path with other contents: the split and weights would not match it.
+    const std::string cites = read_text(data + ".cites");
+    gatkit::write_file_atomically(data + ".cites", cites.substr(0, cites.rfind('\n', cites.size() - 2) + 1));
+    refused(run + " --epochs 4 --resume " + ckpt, "was written from other contents of --data");
+    gatkit::write_file_atomically(data + ".cites", cites);
+    CHECK(run_gatkit("train " + node_run(data) + " --out " + dir.file("m3.gatkit") + " --epochs 3 --resume " + ckpt).exit_code == 0);
     gatkit::write_file_atomically(dir.file("cut.ckpt"), read_text(ckpt).substr(0, 100));
     refused(run + " --epochs 4 --resume " + dir.file("cut.ckpt"), "truncated");
     refused(run + " --epochs 4 --resume " + dir.file("m.gatkit"), "is a model file, not a training checkpoint");
