@@ -533,16 +533,6 @@ std::pair<std::vector<std::string>, std::vector<PairRow>> read_pairs(const std::
     return {header, rows};
 }
 
-// Writes the whole output at once: atomically to a file, or to stdout for "-".
-void emit(const std::string& path, const std::string& text) {
-    if (path == "-") {
-        std::cout << text;
-        std::cout.flush();
-    } else {
-        write_file_atomically(path, text);
-    }
-}
-
 int predict_pairs(const PredictArgs& a, const PairScorer& s) {
     const auto [header, rows] = read_pairs(a.pairs);
     std::vector<NodePair> pairs;
@@ -552,6 +542,17 @@ int predict_pairs(const PredictArgs& a, const PairScorer& s) {
         const auto& f = rows[r].fields;
         if (f.size() < 2) {
             error[r] = "missing src or dst";
+            continue;
+        }
+        // A CSV row with another field count than its header (an unquoted comma?) is not
+        // scored: which field is which cannot be told, and the output keeps the header's width.
+        if (f.size() != header.size()) {
+            error[r] = "row has " + std::to_string(f.size()) + " fields, the header has " + std::to_string(header.size()) + " (an unquoted comma?)";
+            if (f.size() > header.size()) {
+                std::string extra;
+                for (std::size_t k = header.size(); k < f.size(); ++k) extra += (extra.empty() ? "" : ",") + f[k];
+                error[r] += "; beyond the header: " + clip(extra, 60);
+            }
             continue;
         }
         const auto u = s.find(f[0]), v = s.find(f[1]);
@@ -593,7 +594,7 @@ int predict_pairs(const PredictArgs& a, const PairScorer& s) {
         out += "," + csv_field(error[r]) + "\n";
         if (ok) ++next;
     }
-    emit(a.out, out);
+    write_output(a.out, out);
     const std::size_t failed = rows.size() - scored.size();
     std::cerr << rows.size() << " pairs scored into " << a.out;
     if (failed) std::cerr << " (" << failed << " with an error, see its error column)";
@@ -637,7 +638,7 @@ int recommend(const PredictArgs& a, const PairScorer& s) {
                    ",\n";
         }
     }
-    emit(a.out, out);
+    write_output(a.out, out);
     std::cerr << "top " << a.top_k << " recommendations for " << a.recommend.size() << " node(s) written to " << (a.out == "-" ? "stdout" : a.out) << "\n";
     return 0;
 }

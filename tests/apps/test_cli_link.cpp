@@ -110,6 +110,17 @@ TEST_CASE("gatkit predict --task link scores pairs, recommends non-neighbours an
         CHECK(same <= 1.0);
         CHECK(same > far);
     }
+    SECTION("pairs: a CSV row with another field count than the header is an error row of the header's width") {
+        const std::string pairs = dir.write("ragged.csv", "src,dst,note\nu0_0,u0_1\nu0_0,u0_2,a,b\nu0_0,u0_3,ok\n");
+        const CliResult r = run_gatkit("predict --model " + model + " --pairs " + pairs + " --out " + dir.file("s.csv"));
+        INFO(r.err);
+        REQUIRE(r.exit_code == 0);
+        const auto rows = lines_of(read_text(dir.file("s.csv")));
+        REQUIRE(rows.size() == 4);
+        CHECK(rows[1] == "u0_0,u0_1,,,\"row has 2 fields, the header has 3 (an unquoted comma?)\"");
+        CHECK(rows[2] == "u0_0,u0_2,a,,\"row has 4 fields, the header has 3 (an unquoted comma?); beyond the header: b\"");
+        CHECK(rows[3].rfind("u0_0,u0_3,ok,0", 0) == 0);
+    }
     SECTION("recommendations skip the node's neighbours; an unknown id gets an error row") {
         const CliResult r = run_gatkit("predict --model " + model + " --recommend u2_5,nobody --top-k 4 --out " + dir.file("r.csv"));
         INFO(r.err);
