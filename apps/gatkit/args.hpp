@@ -52,17 +52,20 @@ struct TrainArgs {
 
 struct PredictArgs {
     std::string model, data, out, smiles, smiles_column;
+    std::string format = "auto";  // molecule models: --format of the --data file
     int threads = 0;
     // Link and edge models.
     std::string task, pairs, embeddings, attention;
     std::vector<std::string> recommend;
     int top_k = 10;
+    bool top_k_given = false;  // --top-k on the command line: refused without --recommend
     // Node models on an edge list: the same companion files as in training.
     std::string feature_file, label_file;
 };
 
 struct EvaluateArgs {
     std::string model, data, smiles_column, metrics_json;
+    std::string format = "auto";  // molecule models: --format of the --data file
     int threads = 0;
     // Node models: the companion files of an edge list, and a split file naming which nodes are
     // train, val and test (without one every labelled node is evaluated, as the test set).
@@ -103,5 +106,9 @@ int write_predict_embeddings(const PredictArgs& a, const std::string& kind);
 // gatkit evaluate for graph models (molecule attention models and fingerprint baselines): the
 // model's metrics on a labelled file.
 int run_graph_evaluate(const EvaluateArgs& a);
+// predict and evaluate for graph models trained on a TU folder (tu_task.cpp): `members` from the
+// model file (one unless it is an ensemble).
+int run_tu_predict(const PredictArgs& a, std::vector<Model>& members);
+int run_tu_evaluate(const EvaluateArgs& a, std::vector<Model>& members);
 
 }  // namespace gatkit::cli

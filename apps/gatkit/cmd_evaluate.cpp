@@ -88,6 +88,7 @@ int run_evaluate(const EvaluateArgs& a) {
     use_threads(a.threads);
     if (!a.metrics_json.empty()) check_output_path("--metrics-json", a.metrics_json);
     const std::string kind = model_kind(a.model);
+    check_molecule_format_applies(a.format, kind, a.model);
     if (kind == "node") {
         if (!a.smiles_column.empty()) throw UsageError("--smiles-column goes with molecule models; " + a.model + " is a node model");
         return run_node_evaluate(a);
@@ -110,6 +111,7 @@ void add_evaluate_command(CLI::App& app, Action& action) {
                   "list with --label-file)")
         ->required();
     c->add_option("--smiles-column", a->smiles_column, "molecules: CSV column with the SMILES (default: as in training)");
+    add_molecule_format_option(c, a->format);
     c->add_option("--feature-file", a->feature_file, "node model on an edge list: the node feature file it was trained with");
     c->add_option("--label-file", a->label_file, "node model on an edge list: the nodes' classes");
     c->add_option("--split-file", a->split_file,

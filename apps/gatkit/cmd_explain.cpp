@@ -35,6 +35,7 @@ namespace {
 
 struct ExplainArgs {
     std::string model, smiles, data, smiles_column, out, out_dir, node;
+    std::string format = "auto";  // molecule models: --format of the --data file
     std::optional<int> layer, head;
     int top_k = 10, threads = 0;
     bool atom_indices = false;
@@ -43,15 +44,10 @@ struct ExplainArgs {
 
 struct EmbedArgs {
     std::string model, smiles, data, smiles_column, out;
+    std::string format = "auto";  // molecule models: --format of the --data file
     int threads = 0;
     std::string feature_file, label_file;
 };
-
-std::string number(double v) {
-    char buf[32];
-    const auto r = std::to_chars(buf, buf + sizeof buf, static_cast<float>(v));
-    return std::string(buf, r.ptr);
-}
 
 // Three significant digits, for titles.
 std::string rounded(double v) {
@@ -164,7 +160,7 @@ int explain_molecules(const ExplainArgs& a) {
         const MoleculePicture p = explain_molecule(members, a.smiles, columns, a);
         write_file_atomically(a.out, p.svg);
         std::cerr << a.smiles << ":";
-        for (std::size_t c = 0; c < columns.size(); ++c) std::cerr << " " << columns[c] << " " << number(p.prediction[c]);
+        for (std::size_t c = 0; c < columns.size(); ++c) std::cerr << " " << columns[c] << " " << float_text(p.prediction[c]);
         std::cerr << "; picture written to " << a.out << "\n";
         return 0;
     }
@@ -172,7 +168,7 @@ int explain_molecules(const ExplainArgs& a) {
     // Only the rows' SMILES are needed here; explain_molecule featurises each one again. The
     // folder is made once the file has been read, and taken away again if this run made it and
     // fails part way (a bad --layer or --head), so a failure leaves no folder of partial output.
-    const MoleculeTable table = read_molecule_inputs("", a.data, a.smiles_column, model.info(), "none", "none");
+    const MoleculeTable table = read_molecule_inputs("", a.data, a.format, a.smiles_column, model.info(), "none", "none");
     std::error_code ec;
     const bool made_dir = !std::filesystem::exists(a.out_dir, ec);
     prepare_out_dir(a.out_dir);
@@ -208,7 +204,7 @@ int explain_molecules(const ExplainArgs& a) {
             }
         }
         index += row + "," + csv_field(smiles[r]);
-        for (std::size_t c = 0; c < columns.size(); ++c) index += "," + (c < p.prediction.size() ? number(p.prediction[c]) : std::string());
+        for (std::size_t c = 0; c < columns.size(); ++c) index += "," + (c < p.prediction.size() ? float_text(p.prediction[c]) : std::string());
         index += "," + csv_field(file) + "," + csv_field(error) + "\n";
     }
     const std::string index_path = (std::filesystem::path(a.out_dir) / "index.csv").string();
@@ -245,19 +241,16 @@ int explain_node(const ExplainArgs& a) {
     std::string out = "rank,neighbor,alpha,self_loop\n";
     const std::size_t shown = std::min(ranked.size(), static_cast<std::size_t>(a.top_k));
     for (std::size_t k = 0; k < shown; ++k)
-        out += std::to_string(k + 1) + "," + csv_field(data.node_ids[static_cast<std::size_t>(ranked[k].node)]) + "," + number(ranked[k].alpha) +
+        out += std::to_string(k + 1) + "," + csv_field(data.node_ids[static_cast<std::size_t>(ranked[k].node)]) + "," + float_text(ranked[k].alpha) +
                "," + (ranked[k].self_loop ? "1" : "0") + "\n";
     Eigen::Index predicted = 0;
     probs.row(node).maxCoeff(&predicted);
     std::cerr << "node " << a.node << ": predicted class " << model.info().class_names.at(static_cast<std::size_t>(predicted)) << " ("
-              << number(probs(node, predicted)) << "); attends to " << ranked.size() << " nodes (" << describe(att, model, choice) << ")";
-    if (a.out.empty() || a.out == "-") {
-        std::cerr << "\n";
-        std::cout << out;
-    } else {
-        write_file_atomically(a.out, out);
-        std::cerr << "; top " << shown << " written to " << a.out << "\n";
-    }
+              << float_text(probs(node, predicted)) << "); attends to " << ranked.size() << " nodes (" << describe(att, model, choice) << ")";
+    const bool to_stdout = a.out.empty() || a.out == "-";
+    if (to_stdout) std::cerr << "\n";
+    const std::string where = write_output(to_stdout ? "-" : a.out, out);
+    if (!to_stdout) std::cerr << "; top " << shown << " written to " << where << "\n";
     return 0;
 }
 
@@ -274,6 +267,7 @@ int explain_node(const ExplainArgs& a) {
 int run_explain(const ExplainArgs& a) {
     use_threads(a.threads);
     const std::string kind = model_kind(a.model);
+    check_molecule_format_applies(a.format, kind, a.model);
     if (kind == "graph") return explain_molecules(a);
     if (kind == "node") return explain_node(a);
     refuse("explain", a.model, kind);
@@ -285,11 +279,11 @@ int embed_molecules(const EmbedArgs& a) {
     if (a.smiles.empty() == a.data.empty()) throw UsageError("embed needs exactly one of --smiles and --data for a molecule model");
     std::vector<Model> members = load_molecule_models(a.model, "embed");
     const Model& model = members.front();
-    const MoleculeTable table = read_molecule_inputs(a.smiles, a.data, a.smiles_column, model.info(), model.config().pe, model.info().graph_features);
+    const MoleculeTable table = read_molecule_inputs(a.smiles, a.data, a.format, a.smiles_column, model.info(), model.config().pe, model.info().graph_features);
     if (!a.smiles.empty() && table.graph_of_record.front() < 0) throw UserError(table.error_of_record.front());
     const std::vector<std::string> smiles = record_smiles(table, a.smiles_column, model.info());
     // .smi files name their molecules; the name goes along.
-    const bool named = !a.data.empty() && molecule_format_of(a.data) == "smi";
+    const bool named = !a.data.empty() && (a.format == "auto" ? molecule_format_of(a.data) : a.format) == "smi";
     // Each molecule alone: graph_embeddings() is then its one pooled row. An ensemble's members
     // each give their own vector, side by side (columns m<k>_g<c>, k = 1..N), as Chemprop's
     // fingerprint command writes one per model.
@@ -313,7 +307,7 @@ int embed_molecules(const EmbedArgs& a) {
         out += std::to_string(r + 1) + "," + csv_field(smiles[r]);
         if (named) out += "," + csv_field(table.records[r].size() > 1 ? table.records[r][1] : std::string());
         const long g = table.graph_of_record[r];
-        for (Eigen::Index c = 0; c < emb.cols(); ++c) out += "," + (g >= 0 ? number(emb(g, c)) : std::string());
+        for (Eigen::Index c = 0; c < emb.cols(); ++c) out += "," + (g >= 0 ? float_text(emb(g, c)) : std::string());
         out += "," + csv_field(table.error_of_record[r]) + "\n";
     }
     const std::string where = write_output(a.out, out);
@@ -334,7 +328,7 @@ int embed_nodes(const EmbedArgs& a) {
     out += "\n";
     for (NodeId i = 0; i < data.num_nodes(); ++i) {
         out += csv_field(data.node_ids[static_cast<std::size_t>(i)]);
-        for (Eigen::Index c = 0; c < z.cols(); ++c) out += "," + number(z(i, c));
+        for (Eigen::Index c = 0; c < z.cols(); ++c) out += "," + float_text(z(i, c));
         out += "\n";
     }
     const std::string where = write_output(a.out, out);
@@ -346,6 +340,7 @@ int run_embed(const EmbedArgs& a) {
     use_threads(a.threads);
     if (a.out != "-") check_output_path("--out", a.out);
     const std::string kind = model_kind(a.model);
+    check_molecule_format_applies(a.format, kind, a.model);
     if (kind == "graph") return embed_molecules(a);
     if (kind == "node") return embed_nodes(a);
     if (kind == "link" || kind == "edge") {
@@ -368,6 +363,7 @@ int write_predict_embeddings(const PredictArgs& p, const std::string& kind) {
     a.smiles = p.smiles;
     a.data = p.data;
     a.smiles_column = p.smiles_column;
+    a.format = p.format;
     a.out = p.embeddings;
     a.feature_file = p.feature_file;
     a.label_file = p.label_file;
@@ -383,6 +379,7 @@ void add_explain_command(CLI::App& app, Action& action) {
     c->add_option("--smiles", a->smiles, "molecule models: one molecule, drawn to --out");
     c->add_option("--data", a->data, "molecule models: CSV/.smi/SDF, one picture per row in --out-dir; node models: the graph (as for predict)");
     c->add_option("--smiles-column", a->smiles_column, "CSV column with the SMILES (default: as in training)");
+    add_molecule_format_option(c, a->format);
     c->add_option("--out", a->out, "--smiles: the SVG file; --node: a CSV file (default: stdout)");
     c->add_option("--out-dir", a->out_dir, "--data: folder for row-<n>.svg and index.csv (created if missing)");
     c->add_option("--layer", a->layer, "attention layer, 0-based (default: the last)");
@@ -403,6 +400,7 @@ void add_embed_command(CLI::App& app, Action& action) {
     c->add_option("--data", a->data, "molecule models: CSV/.smi/SDF; node models: the graph (as for predict)");
     c->add_option("--smiles", a->smiles, "molecule models: one molecule");
     c->add_option("--smiles-column", a->smiles_column, "CSV column with the SMILES (default: as in training)");
+    add_molecule_format_option(c, a->format);
     c->add_option("--out", a->out, "CSV: row,smiles[,name],g0..,error (molecules) or node_id,z0.. (nodes)")->required();
     c->add_option("--feature-file", a->feature_file, "node model on an edge list: the node feature file it was trained with");
     c->add_option("--label-file", a->label_file, "node model on an edge list: adds the nodes it names");

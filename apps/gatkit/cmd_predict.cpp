@@ -77,9 +77,11 @@ namespace {
 int run_predict(const PredictArgs& a) {
     use_threads(a.threads);
     check_distinct_outputs({{"--out", a.out}, {"--embeddings", a.embeddings}, {"--attention", a.attention}});
+    if (a.top_k_given && a.recommend.empty()) throw UserError("--top-k goes with --recommend (recommendations per node); it sets nothing else");
     const std::string kind = model_kind(a.model);
     const std::string task = kind == "heuristic" ? "link" : kind == "fingerprint" ? "graph" : kind;
     if (!a.task.empty() && a.task != task) throw UserError("--task " + a.task + ": " + a.model + " is a " + task + " model");
+    check_molecule_format_applies(a.format, kind, a.model);
     if (kind == "link" || kind == "edge" || kind == "heuristic") {
         if (!a.out.empty() && a.out != "-") check_output_path("--out", a.out);
         if (!a.attention.empty()) {
@@ -126,6 +128,7 @@ void add_predict_command(CLI::App& app, Action& action) {
     c->add_option("--attention", a->attention,
                   "write α per layer, head and edge (CSV; node ids, or the input row and atom indices); link/edge models: on their whole known network");
     c->add_option("--smiles-column", a->smiles_column, "CSV column with the SMILES (default: as in training)");
+    add_molecule_format_option(c, a->format);
     c->add_option("--out", a->out, "Predictions CSV (node: node_id,predicted_class,p_<class>...; molecules: the input columns, "
                                    "one column per target, error)");
     c->add_option("--task", a->task, "link|edge|node|graph: optional, the model file says which");
@@ -136,7 +139,10 @@ void add_predict_command(CLI::App& app, Action& action) {
                   "write the vectors the predictions come from: node and link/edge models node_id,z0,...; molecule models "
                   "row,smiles,g0,...,error (the pooled vectors, as gatkit embed)");
     c->add_option("--threads", a->threads, "Threads (default: all cores)")->check(thread_count_check());
-    c->callback([&action, a] { action = [a] { return run_predict(*a); }; });
+    c->callback([&action, a, c] {
+        a->top_k_given = c->count("--top-k") > 0;
+        action = [a] { return run_predict(*a); };
+    });
 }
 
 }  // namespace gatkit::cli

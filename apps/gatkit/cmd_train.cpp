@@ -26,7 +26,7 @@ namespace {
 // Flags that only some tasks read. Given to another task they would be ignored without a word
 // (a --split-file the graph task never opens, a --batch-size full-batch node training never
 // uses), so they are refused, naming the tasks they go with.
-void check_flags_apply(const CLI::App& c, const std::string& task) {
+void check_flags_apply(const CLI::App& c, const std::string& task, const std::string& model_type) {
     struct Rule {
         const char* flag;
         std::vector<std::string> tasks;
@@ -57,6 +57,22 @@ void check_flags_apply(const CLI::App& c, const std::string& task) {
         for (const auto& t : r.tasks) with += (with.empty() ? "" : "|") + t;
         throw UserError(std::string(r.flag) + " does not apply to --task " + task + " (it goes with --task " + with + ")");
     }
+    // The fingerprint baseline fits a closed-form L2 model on Morgan bits, and a link heuristic
+    // scores from the training graph alone: neither has layers, epochs or an optimiser, so the
+    // attention model's flags would change nothing in what they write.
+    // (A model type the task does not have is refused by name later, in run_train.)
+    const bool baseline = (task == "graph" && model_type == "fingerprint") || (task == "link" && model_type.starts_with("heuristic:"));
+    if (!baseline) return;
+    static const char* const attention_only[] = {
+        "--conv",       "--mask",       "--max-full-nodes", "--block",      "--pe",          "--pe-mode",        "--layers",
+        "--heads",      "--hidden",     "--out-heads",      "--readout",    "--metric",      "--mlp-hidden",     "--no-edge-features",
+        "--activation", "--negative-slope", "--residual",   "--no-residual", "--root-weight", "--beta",          "--dropout",
+        "--attn-dropout", "--epochs",   "--lr",             "--lr-schedule", "--warmup-epochs", "--weight-decay", "--optimizer",
+        "--patience",   "--batch-size", "--checkpoint", "--node-features", "--decoder",      "--out-channels",
+    };
+    for (const char* flag : attention_only)
+        if (c.count(flag) > 0)
+            throw UserError(std::string(flag) + " does not apply to --model-type " + model_type + " (it sets the attention model, --model-type gat)");
 }
 
 int run_train(const TrainArgs& a) {
@@ -310,7 +326,7 @@ void add_train_command(CLI::App& app, Action& action) {
     c->add_flag("--quiet", a->quiet, "No progress or summary on stderr");
     c->callback([&action, a, c] {
         action = [a, c] {
-            check_flags_apply(*c, a->task);
+            check_flags_apply(*c, a->task, a->model_type);
             return run_train(*a);
         };
     });

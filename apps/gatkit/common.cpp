@@ -9,7 +9,9 @@
 #include "gatkit/train/fit.hpp"
 #include "gatkit/nn/activation.hpp"
 
+#include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <iostream>
@@ -46,6 +48,24 @@ void apply_model_args(const TrainArgs& a, ModelConfig& c) {
     c.beta = a.beta;
 }
 
+CLI::Option* add_molecule_format_option(CLI::App* c, std::string& format) {
+    return c->add_option("--format", format, "molecule models: the --data file's format, auto (from its name: .csv, .smi, .sdf, optionally .gz) | csv | smi | sdf")
+        ->check(CLI::IsMember({"auto", "csv", "smi", "sdf"}))
+        ->capture_default_str();
+}
+
+void check_molecule_format_applies(const std::string& format, const std::string& kind, const std::string& model) {
+    if (format != "auto" && kind != "graph" && kind != "fingerprint")
+        throw UserError("--format " + format + " applies to molecule files; " + model + " is a " + kind + " model");
+}
+
+std::string float_text(double v) {
+    if (std::isnan(v)) return "";
+    char buf[32];
+    const auto r = std::to_chars(buf, buf + sizeof buf, static_cast<float>(v));
+    return std::string(buf, r.ptr);
+}
+
 std::string csv_field(const std::string& s) {
     if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
     std::string out = "\"";
@@ -67,6 +87,26 @@ void check_output_path(const std::string& flag, const std::string& path) {
         throw UserError(flag + " " + path + ": folder '" + dir.string() + "' does not exist");
     if (::access(dir.c_str(), W_OK) != 0) throw UserError(flag + " " + path + ": folder '" + dir.string() + "' is not writable");
     if (std::filesystem::is_directory(path, ec)) throw UserError(flag + " " + path + ": is a folder, expected a file name");
+}
+
+std::string header_beside_input(const std::vector<std::string>& input, const std::vector<std::string>& appended) {
+    const auto taken = [&](const std::string& name) {
+        return std::find(appended.begin(), appended.end(), name) != appended.end() ||
+               std::find(input.begin(), input.end(), name) != input.end();
+    };
+    std::string out;
+    for (std::size_t k = 0; k < input.size(); ++k) {
+        std::string name = input[k];
+        if (std::find(appended.begin(), appended.end(), name) != appended.end()) {
+            do name = "input_" + name;
+            while (taken(name));
+            std::cerr << "note: the input's column '" << input[k] << "' is written as '" << name << "' (the output's own '" << input[k]
+                      << "' follows)\n";
+        }
+        out += (k ? "," : "") + csv_field(name);
+    }
+    for (const auto& name : appended) out += (out.empty() ? "" : ",") + csv_field(name);
+    return out + "\n";
 }
 
 std::string write_output(const std::string& path, const std::string& text) {

@@ -44,8 +44,26 @@ CLI::Validator thread_count_check();
 CLI::Validator integer_at_least(long long least);
 CLI::Validator seed_value();
 
+// --format auto|csv|smi|sdf of the commands that read molecule files with a trained model
+// (predict, evaluate, explain, embed): `auto` tells the format from the file name, as training
+// does. `check_molecule_format_applies` refuses an explicit one for a model that reads no
+// molecule file (`kind`: the model file's task).
+CLI::Option* add_molecule_format_option(CLI::App* c, std::string& format);
+void check_molecule_format_applies(const std::string& format, const std::string& kind, const std::string& model);
+
+// A value as output files write it: the shortest text that reads back to the same float32 (the
+// precision models compute in), "" for NaN (an empty CSV field: no value).
+std::string float_text(double v);
+
 // CSV field quoting (RFC 4180).
 std::string csv_field(const std::string& s);
+// The header of an output that repeats the input's columns and then appends its own
+// (`appended`: p_<target>, score, error, ...): an input column that already bears one of the
+// appended names (a predictions file read back in) is written as input_<name> (prefixed again
+// until the name is free), so the appended columns keep their documented names and no name is
+// written twice. Each renaming is noted on stderr.
+std::string header_beside_input(const std::vector<std::string>& input, const std::vector<std::string>& appended);
+
 // A command's text output: to standard output for "-", else written atomically to `path`. Returns
 // what to call it in a message ("stdout" or the path).
 std::string write_output(const std::string& path, const std::string& text);

@@ -46,13 +46,6 @@ bool is_tu(const std::string& path, const std::string& format) {
     return std::filesystem::is_directory(path, ec);
 }
 
-std::string number(double v) {
-    if (std::isnan(v)) return "";
-    char buf[32];
-    const auto r = std::to_chars(buf, buf + sizeof buf, static_cast<float>(v));
-    return std::string(buf, r.ptr);
-}
-
 // Morgan bits of every graph of a molecule data set (parsed again from its SMILES).
 std::vector<std::vector<std::uint32_t>> fingerprints(const std::vector<std::string>& smiles) {
     std::vector<std::vector<std::uint32_t>> bits(smiles.size());
@@ -277,7 +270,7 @@ int run_graph_train(const TrainArgs& given) {
                 if (n_members > 1 && !a.quiet) {
                     std::cerr << (folds.size() > 1 ? "fold " + std::to_string(f + 1) + " " : std::string()) << "member " << k + 1 << "/"
                               << n_members << ": best epoch " << mr.best_epoch;
-                    if (mr.val.count(select_metric)) std::cerr << ", val_" << select_metric << " " << number(mr.val.at(select_metric));
+                    if (mr.val.count(select_metric)) std::cerr << ", val_" << select_metric << " " << float_text(mr.val.at(select_metric));
                     std::cerr << "\n";
                 }
                 if (checkpointed && n_members > 1) {
@@ -410,7 +403,7 @@ int run_graph_train(const TrainArgs& given) {
     std::cout << data.name << " (" << model_name << ensemble_name << ", " << target_type << (folds.size() > 1 ? ", " + std::to_string(folds.size()) + " folds" : "")
               << "):";
     for (const auto& [k, v] : m.items())
-        if (k.rfind("test_", 0) == 0 && v.is_number() && k.find("_std") == std::string::npos) std::cout << " " << k << " " << number(v.get<double>());
+        if (k.rfind("test_", 0) == 0 && v.is_number() && k.find("_std") == std::string::npos) std::cout << " " << k << " " << float_text(v.get<double>());
     std::cout << "\nmodel written to " << a.out << "\n";
     if (!a.metrics_json.empty()) write_json(a.metrics_json, m);
     return 0;
@@ -418,13 +411,15 @@ int run_graph_train(const TrainArgs& given) {
 
 namespace {
 
-// A molecule model as predict and evaluate read it: a fingerprint baseline, or an attention
-// model's members (one unless it is an ensemble), with the info and target type they share.
+// A graph model as predict and evaluate read it: a fingerprint baseline, or an attention
+// model's members (one unless it is an ensemble), with the info and target type they share;
+// `tu` for an attention model trained on TU graphs (tu_task.cpp reads those).
 struct MoleculeModel {
     ModelInfo info;
     std::string target_type;
     std::vector<Model> members;
     std::unique_ptr<FingerprintModel> fp;
+    bool tu = false;
 };
 
 MoleculeModel load_molecule_model(const std::string& path, const std::string& command) {
@@ -435,7 +430,9 @@ MoleculeModel load_molecule_model(const std::string& path, const std::string& co
         m.info = std::move(loaded.info);
         m.target_type = loaded.target_type;
     } else {
-        m.members = load_molecule_models(path, command);
+        m.members = load_model_ensemble(path);
+        m.tu = m.members.front().info().featurizer == "tu";
+        if (!m.tu) check_molecule_featurizer(path, m.members.front().info(), command);
         m.info = m.members.front().info();
         m.target_type = m.members.front().config().target_type;
     }
@@ -451,6 +448,7 @@ constexpr std::size_t kPredictChunkRows = 64;
 
 int run_graph_predict(const PredictArgs& a) {
     MoleculeModel loaded = load_molecule_model(a.model, "predict");
+    if (loaded.tu) return run_tu_predict(a, loaded.members);
     const ModelInfo& info = loaded.info;
     const std::string& target_type = loaded.target_type;
     std::vector<Model>& members = loaded.members;  // an attention model's members (one unless it is an ensemble)
@@ -506,7 +504,7 @@ int run_graph_predict(const PredictArgs& a) {
         std::vector<std::vector<Model>> copies(static_cast<std::size_t>(std::max(thread_count(), 1) - 1), members);
         std::mutex parts_mutex;
         table = load_molecules_chunked(
-            a.data, {.smiles_column = a.smiles_column.empty() ? info.smiles_column : a.smiles_column, .mol_features = info.graph_features},
+            a.data, {.format = a.format, .smiles_column = a.smiles_column.empty() ? info.smiles_column : a.smiles_column, .mol_features = info.graph_features},
             kPredictChunkRows, [&](GraphDataset& part, const std::vector<std::size_t>& records, int thread) {
                 PartPredictions p = predict_part(part, thread == 0 ? members : copies.at(static_cast<std::size_t>(thread - 1)));
                 p.records = records;
@@ -514,7 +512,7 @@ int run_graph_predict(const PredictArgs& a) {
                 parts.push_back(std::move(p));
             });
     } else {
-        table = read_molecule_inputs(a.smiles, a.data, a.smiles_column, info, "none", info.graph_features);
+        table = read_molecule_inputs(a.smiles, a.data, a.format, a.smiles_column, info, "none", info.graph_features);
         PartPredictions p = predict_part(table.data, members);
         for (std::size_t r = 0; r < table.records.size(); ++r)
             if (table.graph_of_record[r] >= 0) p.records.push_back(r);
@@ -549,38 +547,38 @@ int run_graph_predict(const PredictArgs& a) {
         write_file_atomically(a.attention, att);
         std::cerr << "attention coefficients written to " << a.attention << "\n";
     }
-    std::string out;
-    for (std::size_t k = 0; k < table.header.size(); ++k) out += (k ? "," : "") + csv_field(table.header[k]);
-    for (const auto& c : columns) out += "," + csv_field(c);
-    out += ",error\n";
+    std::vector<std::string> appended = columns;
+    appended.push_back("error");
+    std::string out = header_beside_input(table.header, appended);
     std::size_t predicted = 0;
     for (std::size_t r = 0; r < table.records.size(); ++r) {
         for (std::size_t k = 0; k < table.records[r].size(); ++k) out += (k ? "," : "") + csv_field(table.records[r][k]);
         const bool ok = row_error[r].empty();
         predicted += ok ? 1 : 0;
         for (Eigen::Index c = 0; c < C; ++c)
-            out += "," + (ok ? number(values[r * static_cast<std::size_t>(C) + static_cast<std::size_t>(c)]) : std::string());
+            out += "," + (ok ? float_text(values[r * static_cast<std::size_t>(C) + static_cast<std::size_t>(c)]) : std::string());
         out += "," + csv_field(row_error[r]) + "\n";
     }
-    if (a.out.empty() || a.out == "-") {
-        std::cout << out;
-    } else {
-        write_file_atomically(a.out, out);
+    // --smiles (no --out) and --out - print the rows alone; a file gets a summary on stderr.
+    const bool to_stdout = a.out.empty() || a.out == "-";
+    const std::string where = write_output(to_stdout ? "-" : a.out, out);
+    if (!to_stdout)
         std::cerr << table.records.size() << " rows (" << predicted << " predicted, " << table.records.size() - predicted
-                  << " with errors) written to " << a.out << "\n";
-    }
+                  << " with errors) written to " << where << "\n";
     return 0;
 }
 
 int run_graph_evaluate(const EvaluateArgs& a) {
     MoleculeModel loaded = load_molecule_model(a.model, "evaluate");
+    if (loaded.tu) return run_tu_evaluate(a, loaded.members);
     const ModelInfo& info = loaded.info;
     const std::string& target_type = loaded.target_type;
     std::vector<Model>& members = loaded.members;
     const std::unique_ptr<FingerprintModel>& fp = loaded.fp;
     if (target_type == "multiclass") throw UserError(a.model + ": evaluate reads binary and regression molecule models (this one is multiclass)");
     // The labels are the model's own target columns, read from the file as training read them.
-    MoleculeTable table = load_molecules(a.data, {.smiles_column = a.smiles_column.empty() ? info.smiles_column : a.smiles_column,
+    MoleculeTable table = load_molecules(a.data, {.format = a.format,
+                                                  .smiles_column = a.smiles_column.empty() ? info.smiles_column : a.smiles_column,
                                                   .target_columns = info.target_names,
                                                   .mol_features = fp ? std::string("none") : info.graph_features});
     GraphDataset& data = table.data;
@@ -653,7 +651,7 @@ int run_graph_evaluate(const EvaluateArgs& a) {
             m["test_" + name + "_per_task"] = obj;
         }
     std::cout << data.name << " (" << kept.size() << " molecules, " << target_type << "):";
-    for (const auto& [name, v] : metrics) std::cout << " test_" << name << " " << (std::isnan(v) ? std::string("nan") : number(v));
+    for (const auto& [name, v] : metrics) std::cout << " test_" << name << " " << (std::isnan(v) ? std::string("nan") : float_text(v));
     std::cout << "\n";
     if (!a.metrics_json.empty()) write_json(a.metrics_json, m);
     return 0;

@@ -38,13 +38,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string number(double v) {
-    if (std::isnan(v)) return "";
-    char buf[32];
-    const auto r = std::to_chars(buf, buf + sizeof buf, static_cast<float>(v));
-    return std::string(buf, r.ptr);
-}
-
 bool is_tu_folder(const std::string& path, const std::string& format) {
     if (format == "tu") return true;
     if (format != "auto") return false;
@@ -569,15 +562,15 @@ int predict_pairs(const PredictArgs& a, const PairScorer& s) {
     }
     const Matrix p = s.score(pairs);
     const auto& classes = s.info().class_names;
-    std::string out;
-    for (std::size_t c = 0; c < header.size(); ++c) out += (c ? "," : "") + csv_field(header[c]);
+    std::vector<std::string> appended;
     if (s.edge_task()) {
-        out += ",predicted_class";
-        for (const auto& c : classes) out += "," + csv_field("p_" + c);
+        appended.push_back("predicted_class");
+        for (const auto& c : classes) appended.push_back("p_" + c);
     } else {
-        out += ",score";
+        appended.push_back("score");
     }
-    out += ",error\n";
+    appended.push_back("error");
+    std::string out = header_beside_input(header, appended);
     std::size_t next = 0;
     for (std::size_t r = 0; r < rows.size(); ++r) {
         for (std::size_t c = 0; c < header.size(); ++c) out += (c ? "," : "") + csv_field(c < rows[r].fields.size() ? rows[r].fields[c] : "");
@@ -587,9 +580,9 @@ int predict_pairs(const PredictArgs& a, const PairScorer& s) {
             Eigen::Index best = 0;
             if (ok) p.row(row).maxCoeff(&best);
             out += "," + (ok ? csv_field(classes[static_cast<std::size_t>(best)]) : std::string());
-            for (std::size_t c = 0; c < classes.size(); ++c) out += "," + (ok ? number(p(row, static_cast<Eigen::Index>(c))) : std::string());
+            for (std::size_t c = 0; c < classes.size(); ++c) out += "," + (ok ? float_text(p(row, static_cast<Eigen::Index>(c))) : std::string());
         } else {
-            out += "," + (ok ? number(p(row, 0)) : std::string());
+            out += "," + (ok ? float_text(p(row, 0)) : std::string());
         }
         out += "," + csv_field(error[r]) + "\n";
         if (ok) ++next;
@@ -634,7 +627,7 @@ int recommend(const PredictArgs& a, const PairScorer& s) {
         for (std::size_t r = 0; r < k; ++r) {
             const std::size_t c = order[r];
             out += csv_field(id) + "," + std::to_string(r + 1) + "," +
-                   csv_field(s.info().node_ids[static_cast<std::size_t>(pairs[c].second)]) + "," + number(p(static_cast<Eigen::Index>(c), 0)) +
+                   csv_field(s.info().node_ids[static_cast<std::size_t>(pairs[c].second)]) + "," + float_text(p(static_cast<Eigen::Index>(c), 0)) +
                    ",\n";
         }
     }
@@ -651,7 +644,7 @@ void write_embeddings(const std::string& path, const PairScorer& s) {
     out += '\n';
     for (Eigen::Index i = 0; i < z.rows(); ++i) {
         out += csv_field(s.info().node_ids[static_cast<std::size_t>(i)]);
-        for (Eigen::Index c = 0; c < z.cols(); ++c) out += "," + number(z(i, c));
+        for (Eigen::Index c = 0; c < z.cols(); ++c) out += "," + float_text(z(i, c));
         out += '\n';
     }
     const std::string where = write_output(path, out);

@@ -27,15 +27,18 @@ std::vector<std::string> prediction_columns(const std::string& target_type, cons
 
 std::vector<Model> load_molecule_models(const std::string& path, const std::string& command) {
     std::vector<Model> model = load_model_ensemble(path);
-    const ModelInfo& info = model.front().info();
-    if (info.featurizer == "tu")
-        throw UserError(command + " for TU-format graph models is not available yet; gatkit train --metrics-json reports their metrics");
-    if (info.featurizer != chem::featurizer_id())
-        throw UserError(path + ": model uses featurizer '" + info.featurizer + "', this gatkit has '" + chem::featurizer_id() + "'");
+    check_molecule_featurizer(path, model.front().info(), command);
     return model;
 }
 
-MoleculeTable read_molecule_inputs(const std::string& smiles, const std::string& data, const std::string& smiles_column,
+void check_molecule_featurizer(const std::string& path, const ModelInfo& info, const std::string& command) {
+    if (info.featurizer == "tu")
+        throw UserError(command + " for TU-format graph models is not available; gatkit predict and gatkit evaluate read TU folders with " + path);
+    if (info.featurizer != chem::featurizer_id())
+        throw UserError(path + ": model uses featurizer '" + info.featurizer + "', this gatkit has '" + chem::featurizer_id() + "'");
+}
+
+MoleculeTable read_molecule_inputs(const std::string& smiles, const std::string& data, const std::string& format, const std::string& smiles_column,
                                    const ModelInfo& info, const std::string& pe, const std::string& mol_features) {
     MoleculeTable table;
     if (!smiles.empty()) {
@@ -56,7 +59,7 @@ MoleculeTable read_molecule_inputs(const std::string& smiles, const std::string&
     } else {
         // The reader computes the molecule-level features from its own parse; a molecule they
         // fail for is an invalid row, its error the reason.
-        table = load_molecules(data, {.smiles_column = smiles_column.empty() ? info.smiles_column : smiles_column, .mol_features = mol_features});
+        table = load_molecules(data, {.format = format, .smiles_column = smiles_column.empty() ? info.smiles_column : smiles_column, .mol_features = mol_features});
     }
     add_positional_encodings(table.data, pe);
     // A molecule whose features RDKit cannot compute is its row's error, as an invalid SMILES is.

@@ -21,14 +21,16 @@ std::vector<std::string> prediction_columns(const std::string& target_type, cons
 // members, one unless it is an ensemble (they share config and info). UserError for TU-format
 // models and other featurizers. `command` names the caller ("predict", ...).
 std::vector<Model> load_molecule_models(const std::string& path, const std::string& command);
+// The check load_molecule_models makes on the model at `path` with this info.
+void check_molecule_featurizer(const std::string& path, const ModelInfo& info, const std::string& command);
 
 // The molecules to run: `smiles` as a one-row table (header "smiles"; an invalid SMILES is that
-// row's error), or else the file `data` (CSV, .smi, SDF) read with `smiles_column` (empty: the
-// column the model was trained with, `info.smiles_column`). `pe` (ModelConfig::pe; "none" for
+// row's error), or else the file `data` (CSV, .smi, SDF; `format` auto|csv|smi|sdf) read with
+// `smiles_column` (empty: the column the model was trained with, `info.smiles_column`). `pe` (ModelConfig::pe; "none" for
 // models without one) adds the positional encodings the model expects, `mol_features`
 // (ModelInfo::graph_features; "none" for models without them, or when only the rows are needed)
 // its molecule-level features; a molecule whose features cannot be computed is that row's error.
-MoleculeTable read_molecule_inputs(const std::string& smiles, const std::string& data, const std::string& smiles_column,
+MoleculeTable read_molecule_inputs(const std::string& smiles, const std::string& data, const std::string& format, const std::string& smiles_column,
                                    const ModelInfo& info, const std::string& pe, const std::string& mol_features);
 
 // The SMILES cell of every input row, valid or not (trimmed; "" when the row has no such field),

@@ -144,9 +144,8 @@ Matrix read_attribute_file(const std::string& path, std::size_t expected, const 
     return values;
 }
 
-// One-hot rows for labels 0..max: row k has a 1 in column labels[k].
-Matrix one_hot(const std::vector<long>& labels) {
-    const long width = labels.empty() ? 0 : *std::max_element(labels.begin(), labels.end()) + 1;
+// One-hot rows for labels 0..width-1: row k has a 1 in column labels[k] (every label < width).
+Matrix one_hot(const std::vector<long>& labels, long width) {
     Matrix m = Matrix::Zero(static_cast<Eigen::Index>(labels.size()), width);
     for (std::size_t k = 0; k < labels.size(); ++k) m(static_cast<Eigen::Index>(k), labels[k]) = 1.0f;
     return m;
@@ -161,9 +160,61 @@ Matrix concat_columns(const Matrix& a, const Matrix& b) {
     return m;
 }
 
+// The labels or attributes of one TU file as columns: `columns` of them with a model's layout
+// (`fixed`), else as many as the file gives (labels: largest + 1). `what` names the file's kind
+// in messages ("node labels", ...); an empty `file` is a file the folder does not have.
+struct LayoutPart {
+    bool fixed = false;
+    int columns = 0;
+};
+
+Matrix label_columns(const std::string& file, std::size_t expected, const std::string& expected_what, const LayoutPart& part,
+                     const std::string& missing_name, const char* what, int& columns) {
+    if (file.empty()) {
+        if (part.fixed && part.columns > 0)
+            throw IoError("cannot open '" + missing_name + "': the model was trained with " + what + " (" + std::to_string(part.columns) +
+                          " columns), so the graphs it reads need them");
+        columns = 0;
+        return Matrix(static_cast<Eigen::Index>(expected), 0);
+    }
+    const std::vector<long> labels = read_label_file(file, expected, expected_what);
+    if (part.fixed && part.columns == 0) throw ParseError(file + ": the model was trained on graphs without " + what);
+    long width = labels.empty() ? 0 : *std::max_element(labels.begin(), labels.end()) + 1;
+    if (part.fixed) {
+        for (std::size_t k = 0; k < labels.size(); ++k)
+            if (labels[k] >= part.columns)
+                throw ParseError(file + ":" + std::to_string(k + 1) + ": label '" + std::to_string(labels[k]) + "' is not one the model knows (its " +
+                                 what + " are 0.." + std::to_string(part.columns - 1) + ")");
+        width = part.columns;
+    }
+    columns = static_cast<int>(width);
+    return one_hot(labels, width);
+}
+
+Matrix attribute_columns(const std::string& file, std::size_t expected, const std::string& expected_what, const LayoutPart& part,
+                         const std::string& missing_name, const char* what, int& columns) {
+    if (file.empty()) {
+        if (part.fixed && part.columns > 0)
+            throw IoError("cannot open '" + missing_name + "': the model was trained with " + what + " (" + std::to_string(part.columns) +
+                          " per line), so the graphs it reads need them");
+        columns = 0;
+        return Matrix(static_cast<Eigen::Index>(expected), 0);
+    }
+    Matrix values = read_attribute_file(file, expected, expected_what);
+    if (part.fixed && part.columns == 0) throw ParseError(file + ": the model was trained on graphs without " + what);
+    if (part.fixed && values.cols() != part.columns)
+        throw ParseError(file + ":1: " + std::to_string(values.cols()) + " " + what + " per line, the model was trained with " + std::to_string(part.columns));
+    columns = static_cast<int>(values.cols());
+    return values;
+}
+
 }  // namespace
 
-GraphDataset load_tu(const std::string& path) {
+GraphDataset load_tu(const std::string& path, const TuReadOptions& options) {
+    const bool fixed = !options.layout.empty();
+    if (fixed && (options.layout.size() != 4 || std::any_of(options.layout.begin(), options.layout.end(), [](int v) { return v < 0; })))
+        throw ConfigError("a TU feature layout is four counts of at least 0, got " + std::to_string(options.layout.size()) + " numbers");
+    const auto part = [&](int k) { return LayoutPart{fixed, fixed ? options.layout[static_cast<std::size_t>(k)] : 0}; };
     const auto [prefix, name] = resolve_prefix(path);
     const auto required = [&prefix = prefix, &name = name](const char* part) {
         const std::string f = tu_file(prefix, part);
@@ -172,7 +223,7 @@ GraphDataset load_tu(const std::string& path) {
         return f;
     };
     const std::string a_path = required("A"), indicator_path = required("graph_indicator"),
-                      graph_labels_path = required("graph_labels");
+                      graph_labels_path = options.require_graph_labels ? required("graph_labels") : tu_file(prefix, "graph_labels");
 
     GraphDataset ds;
     ds.name = name;
@@ -190,9 +241,10 @@ GraphDataset load_tu(const std::string& path) {
         num_graphs = std::max(num_graphs, graph_of_node[i] + 1);
     }
 
-    // graph labels → classes 0..K-1 in numeric order
-    const TuLines labels = read_lines(graph_labels_path);
-    const auto B = static_cast<long>(labels.lines.size());
+    // graph labels → classes 0..K-1 in numeric order (or the model's classes); without the file
+    // (graphs to predict) one graph per id and no labels
+    const TuLines labels = graph_labels_path.empty() ? TuLines{} : read_lines(graph_labels_path);
+    const auto B = graph_labels_path.empty() ? num_graphs : static_cast<long>(labels.lines.size());
     if (num_graphs > B) {
         const auto i = static_cast<std::size_t>(std::find(graph_of_node.begin(), graph_of_node.end(), num_graphs - 1) - graph_of_node.begin());
         throw ParseError(indicator.where(i) + ": graph id '" + std::to_string(num_graphs) + "', but " + graph_labels_path +
@@ -203,7 +255,8 @@ GraphDataset load_tu(const std::string& path) {
                          std::to_string(num_graphs) + " graphs");
     std::vector<double> label_value(static_cast<std::size_t>(B));
     std::map<double, std::string> classes;  // value → its text as first written
-    for (long g = 0; g < B; ++g) {
+    const long labelled = graph_labels_path.empty() ? 0 : B;
+    for (long g = 0; g < labelled; ++g) {
         const std::string text = trim(labels.lines[g]);
         double v = 0.0;
         const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
@@ -213,9 +266,27 @@ GraphDataset load_tu(const std::string& path) {
         classes.emplace(v, text);
     }
     std::map<double, int> class_of_value;
-    for (const auto& [value, text] : classes) {
-        class_of_value[value] = static_cast<int>(ds.class_names.size());
-        ds.class_names.push_back(text);
+    if (options.class_names.empty()) {
+        for (const auto& [value, text] : classes) {
+            class_of_value[value] = static_cast<int>(ds.class_names.size());
+            ds.class_names.push_back(text);
+        }
+    } else {
+        ds.class_names = options.class_names;
+        std::string known;
+        for (std::size_t k = 0; k < options.class_names.size(); ++k) {
+            const std::string& text = options.class_names[k];
+            double v = 0.0;
+            const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+            if (text.empty() || ec != std::errc() || ptr != text.data() + text.size())
+                throw ConfigError("class name '" + clip(text) + "' is not a TU graph label (a number)");
+            class_of_value.emplace(v, static_cast<int>(k));
+            known += (known.empty() ? "" : ", ") + text;
+        }
+        for (long g = 0; g < labelled; ++g)
+            if (!class_of_value.count(label_value[static_cast<std::size_t>(g)]))
+                throw ParseError(labels.where(static_cast<std::size_t>(g)) + ": graph label '" + trim(labels.lines[static_cast<std::size_t>(g)]) +
+                                 "' is not one of the model's classes (" + known + ")");
     }
 
     // nodes of each graph, in file order; local id = position within its graph
@@ -228,15 +299,17 @@ GraphDataset load_tu(const std::string& path) {
     }
     for (long g = 0; g < B; ++g)
         if (nodes_of[g].empty())
-            throw ParseError(indicator_path + ": graph " + std::to_string(g + 1) + " has no nodes (its label is on " +
-                             labels.where(g) + ")");
+            throw ParseError(indicator_path + ": graph " + std::to_string(g + 1) + " has no nodes" +
+                             (graph_labels_path.empty() ? std::string(" (ids run 1.." + std::to_string(B) + ")") : " (its label is on " + labels.where(g) + ")"));
 
     // node features: one-hot labels, then attributes; a constant 1 when there are neither
     const std::string per_node = "one per node, as " + indicator_path;
-    Matrix node_features;
-    if (const std::string f = tu_file(prefix, "node_labels"); !f.empty()) node_features = one_hot(read_label_file(f, N, per_node));
-    if (const std::string f = tu_file(prefix, "node_attributes"); !f.empty()) {
-        const Matrix attributes = read_attribute_file(f, N, per_node);
+    ds.tu_layout.assign(4, 0);
+    Matrix node_features = label_columns(tu_file(prefix, "node_labels"), N, per_node, part(0), prefix + "_node_labels.txt", "node labels",
+                                         ds.tu_layout[0]);
+    {
+        const Matrix attributes = attribute_columns(tu_file(prefix, "node_attributes"), N, per_node, part(1), prefix + "_node_attributes.txt",
+                                                    "node attributes", ds.tu_layout[1]);
         for (Eigen::Index c = 0; c < attributes.cols(); ++c) ds.continuous_node_columns.push_back(static_cast<int>(node_features.cols() + c));
         node_features = concat_columns(node_features, attributes);
     }
@@ -271,10 +344,10 @@ GraphDataset load_tu(const std::string& path) {
 
     // edge features, row k for line k of A.txt
     const std::string per_edge = "one per edge, as " + a_path;
-    Matrix edge_features(static_cast<Eigen::Index>(a.lines.size()), 0);
-    if (const std::string f = tu_file(prefix, "edge_labels"); !f.empty()) edge_features = one_hot(read_label_file(f, a.lines.size(), per_edge));
-    if (const std::string f = tu_file(prefix, "edge_attributes"); !f.empty())
-        edge_features = concat_columns(edge_features, read_attribute_file(f, a.lines.size(), per_edge));
+    Matrix edge_features = label_columns(tu_file(prefix, "edge_labels"), a.lines.size(), per_edge, part(2), prefix + "_edge_labels.txt",
+                                         "edge labels", ds.tu_layout[2]);
+    edge_features = concat_columns(edge_features, attribute_columns(tu_file(prefix, "edge_attributes"), a.lines.size(), per_edge, part(3),
+                                                                    prefix + "_edge_attributes.txt", "edge attributes", ds.tu_layout[3]));
 
     std::size_t repeated = 0;
     ds.graphs.resize(static_cast<std::size_t>(B));
@@ -306,7 +379,7 @@ GraphDataset load_tu(const std::string& path) {
         sample.x.rightCols(kTuMaxDegree + 1).setZero();
         for (NodeId i = 0; i < sample.graph.num_nodes(); ++i)
             sample.x(i, f + std::min<Eigen::Index>(kTuMaxDegree, sample.graph.in_degree(i))) = 1.0f;
-        ds.targets(g, 0) = static_cast<float>(class_of_value[label_value[g]]);
+        ds.targets(g, 0) = graph_labels_path.empty() ? std::numeric_limits<float>::quiet_NaN() : static_cast<float>(class_of_value[label_value[g]]);
         ds.source_rows.push_back(static_cast<std::size_t>(g + 1));
     }
     if (repeated > 0)

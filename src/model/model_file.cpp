@@ -5,6 +5,7 @@
 
 #include "gatkit/core/error.hpp"
 #include "gatkit/io/atomic_file.hpp"
+#include "gatkit/io/tu.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -109,6 +110,22 @@ void check_node_features(const GatkitFile& file, const ModelConfig& config, cons
     }
 }
 
+// A TU model's feature layout (io/tu.hpp): four counts that give exactly its input columns
+// (labels and attributes, or the constant column when there are neither; the degree columns;
+// positional encodings) and, with edge features on, its edge columns.
+void check_tu_layout(const GatkitFile& file, const ModelConfig& config, const ModelInfo& info) {
+    const std::vector<int>& l = info.tu_layout;
+    if (l.empty()) return;
+    if (info.featurizer != "tu") throw file.bad("a TU feature layout in a model whose featurizer is '" + info.featurizer + "'");
+    if (l.size() != 4 || std::any_of(l.begin(), l.end(), [](int v) { return v < 0 || v > 1'000'000; }))
+        throw file.bad("its TU feature layout is not four counts from 0 to 1000000");
+    const long node = std::max(1L, static_cast<long>(l[0]) + l[1]) + kTuMaxDegree + 1 + config.pe_dim();
+    if (node != config.in_features)
+        throw file.bad("its TU feature layout gives " + std::to_string(node) + " input columns, the model has " + std::to_string(config.in_features));
+    if (config.edge_dim > 0 && static_cast<long>(l[2]) + l[3] != config.edge_dim)
+        throw file.bad("its TU feature layout gives " + std::to_string(l[2] + l[3]) + " edge columns, the model has " + std::to_string(config.edge_dim));
+}
+
 // The names of the outputs against their number: a class name per output (node, edge and
 // multiclass graph models), else a target name per output, with the scaling of each regression
 // target. A file whose lists disagree with its outputs would index past them when predicting.
@@ -186,6 +203,7 @@ std::vector<Model> read_models(const GatkitFile& file) {
                        ") differ from this gatkit's (" + chem::featurizer_spec() + "); train the model again");
     check_graph_features(file, config, info);
     check_node_features(file, config, info);
+    check_tu_layout(file, config, info);
     check_outputs(file, config.task, config.target_type, config.num_classes, info);
     std::vector<Model> members;
     for (std::size_t k = 0; k < file.ensemble_size; ++k) {

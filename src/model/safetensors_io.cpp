@@ -83,7 +83,7 @@ ModelConfig config_from_json(const json& j) {
 }
 
 json info_to_json(const ModelInfo& info) {
-    return {{"class_names", info.class_names},
+    json j = {{"class_names", info.class_names},
             {"target_names", info.target_names},
             {"target_mean", info.target_mean},
             {"target_std", info.target_std},
@@ -101,6 +101,8 @@ json info_to_json(const ModelInfo& info) {
             {"metrics", info.metrics},
             {"node_ids", info.node_ids},
             {"directed", info.directed}};
+    if (!info.tu_layout.empty()) j["tu_layout"] = info.tu_layout;  // TU models only: other model files keep their bytes
+    return j;
 }
 
 ModelInfo info_from_json(const json& j) {
@@ -116,6 +118,7 @@ ModelInfo info_from_json(const json& j) {
     info.graph_feature_mean = j.value("graph_feature_mean", std::vector<double>());
     info.graph_feature_std = j.value("graph_feature_std", std::vector<double>());
     info.node_feature_columns = j.value("node_feature_columns", std::vector<int>());
+    info.tu_layout = j.value("tu_layout", std::vector<int>());
     info.node_feature_mean = j.value("node_feature_mean", std::vector<double>());
     info.node_feature_std = j.value("node_feature_std", std::vector<double>());
     info.smiles_column = j.value("smiles_column", std::string());

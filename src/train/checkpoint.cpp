@@ -222,7 +222,8 @@ void check_resume(const Checkpoint& c, const std::string& path, const ModelConfi
     const std::string hint = " (resume with the options of the run that wrote it, or start afresh without --resume)";
     const auto shown = [](const std::map<std::string, std::string>& m, const std::string& key) {
         const auto it = m.find(key);
-        return it == m.end() ? std::string("(not given)") : it->second.empty() ? std::string("''") : it->second;
+        // An empty value is a flag left out, whose default the task chose.
+        return it == m.end() ? std::string("(not given)") : it->second.empty() ? std::string("(not given: the default)") : it->second;
     };
     std::vector<std::string> keys;
     for (const auto& [k, v] : c.run) keys.push_back(k);

@@ -208,6 +208,7 @@ Model make_graph_model(const GraphDataset& data, const GraphFitOptions& options,
     model.info().target_names = data.target_names;
     model.info().class_names = data.class_names;
     model.info().featurizer = data.smiles.empty() ? "tu" : chem::featurizer_id();
+    model.info().tu_layout = data.tu_layout;
     model.info().data_name = data.name;
     return model;
 }

@@ -399,12 +399,12 @@ TEST_CASE("usage errors exit with code 2", "[cli]") {
     }
     SECTION("out-of-range numbers say what is accepted") {
         const std::string train = "train --data x --out " + shell_quote(dir.file("m"));
-        for (const std::string& bad : {"0", "-3", "100000", "two"}) {
+        for (const std::string& bad : std::vector<std::string>{"0", "-3", "100000", "two"}) {
             const RunResult r = run_gatkit(train + " --threads " + bad);
             CHECK(r.exit_code == 2);
             CHECK(contains(r.err, "expected a thread count from 1 to 1024, got '" + bad + "'"));
         }
-        for (const std::string& bad : {"-1", "99999999999999999999", "1e3"}) {
+        for (const std::string& bad : std::vector<std::string>{"-1", "99999999999999999999", "1e3"}) {
             const RunResult r = run_gatkit(train + " --seed " + bad);
             CHECK(r.exit_code == 2);
             CHECK(contains(r.err, "expected a seed from 0 to 18446744073709551615, got '" + bad + "'"));
@@ -543,6 +543,23 @@ TEST_CASE("train refuses flags its task would ignore, naming the tasks they go w
     refused("--task graph --data " + shell_quote(mols) + " --target-columns y --split-file s.csv", "--split-file does not apply to --task graph (it goes with --task node)");
     refused("--task graph --data " + shell_quote(mols) + " --target-columns y --directed", "--directed does not apply to --task graph");
     refused("--task link --data " + shell_quote(data) + " --split-column part", "--split-column does not apply to --task link");
+    // Baselines without layers or epochs refuse the attention model's flags: --epochs, which every
+    // call above passes, and the others on their own.
+    refused("--task graph --data " + shell_quote(mols) + " --target-columns y --model-type fingerprint", "--epochs does not apply to --model-type fingerprint");
+    const auto refused_alone = [&](const std::string& args, const std::string& words) {
+        const RunResult r = run_gatkit("train " + args + " --quiet --threads 1 --out " + shell_quote(dir.file("m.gatkit")));
+        INFO(args << "\nstderr: " << r.err);
+        CHECK(r.exit_code == 1);
+        CHECK(contains(r.err, words));
+        CHECK_FALSE(fs::exists(dir.file("m.gatkit")));
+    };
+    refused_alone("--task graph --data " + shell_quote(mols) + " --target-columns y --model-type fingerprint --heads 4",
+            "--heads does not apply to --model-type fingerprint (it sets the attention model, --model-type gat)");
+    refused_alone("--task graph --data " + shell_quote(mols) + " --target-columns y --model-type fingerprint --lr 0.1", "--lr does not apply to --model-type fingerprint");
+    refused_alone("--task link --data " + shell_quote(data) + " --model-type heuristic:jaccard --decoder hadamard-mlp",
+            "--decoder does not apply to --model-type heuristic:jaccard");
+    refused_alone("--task link --data " + shell_quote(data) + " --model-type heuristic:jaccard --node-features degree",
+            "--node-features does not apply to --model-type heuristic:jaccard");
     // --split and --split-file together: a usage error.
     const RunResult both = run_gatkit("train " + node + " --split random --split-file " + shell_quote(write_split(dir, 300)) + out);
     CHECK(both.exit_code == 2);

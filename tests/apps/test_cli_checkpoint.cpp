@@ -299,6 +299,9 @@ TEST_CASE("gatkit train --resume refuses a damaged or mismatching checkpoint wit
     };
     refused(run + " --epochs 4 --resume " + ckpt + " --seed 2", "--seed 0; this run has --seed 2");
     refused(run + " --epochs 4 --resume " + ckpt + " --weight-decay 0.001", "--weight-decay 0.0005; this run has --weight-decay 0.001");
+    // A flag the first run left to its default is named as such, not as an empty value.
+    refused(run + " --epochs 4 --resume " + ckpt + " --split-sizes 0.5,0.25,0.25",
+            "--split-sizes (not given: the default); this run has --split-sizes 0.5,0.25,0.25");
     std::string wider = run;
     wider.replace(wider.find("--heads 2"), 9, "--heads 3");
     refused(wider + " --epochs 4 --resume " + ckpt, "heads = 2; this run builds one with heads = 3");
@@ -319,7 +322,8 @@ TEST_CASE("gatkit train --resume refuses a damaged or mismatching checkpoint wit
     const CliResult kfold = run_gatkit("train " + graph_run(molecule_data(dir)) + " --split kfold:3 --checkpoint-every 2 --out " + dir.file("k.gatkit"));
     CHECK(kfold.exit_code == 1);
     CHECK(has(kfold.err, "single-split runs, not --split kfold:3"));
-    const CliResult fp = run_gatkit("train " + graph_run(molecule_data(dir)) + " --model-type fingerprint --resume " + ckpt + " --out " + dir.file("f.gatkit"));
+    const CliResult fp = run_gatkit("train --task graph --data " + molecule_data(dir) + " --target-columns has_n --threads 1 --quiet --model-type fingerprint --resume " +
+                                    ckpt + " --out " + dir.file("f.gatkit"));
     CHECK(fp.exit_code == 1);
     CHECK(has(fp.err, "--model-type fingerprint trains no epochs"));
     // A model file path is not a place to read a checkpoint from: predict says what the file is.

@@ -175,7 +175,7 @@ TEST_CASE("explain refuses a bad layer, head, node or model kind with a message 
     CHECK(has(bad.err, "C1CC(N"));
 
     const std::string fp = dir.file("fp.gatkit");
-    REQUIRE(run_gatkit("train --data " + dir.file("train.csv") + " --out " + fp + kTiny + " --model-type fingerprint").exit_code == 0);
+    REQUIRE(run_gatkit("train --data " + dir.file("train.csv") + " --out " + fp + " --task graph --target-columns has_o --threads 1 --quiet --model-type fingerprint").exit_code == 0);
     const CliResult kind = run_gatkit("explain --model " + fp + svg);
     CHECK(kind.exit_code == 1);
     CHECK(has(kind.err, "fingerprint"));

@@ -248,20 +248,28 @@ std::string write_molecules(const TempDir& dir, const std::string& file = "mols.
 
 // Flags every train run shares: tiny and single-threaded.
 const std::string kTiny = " --threads 1 --epochs 5 --layers 1 --heads 2 --hidden 8 --mlp-hidden 16 --batch-size 8 --lr 0.01 --seed 1";
+// kTiny for the attention model; the fingerprint baseline refuses its layer and training flags.
+std::string tiny_for(const std::string& extra) {
+    return extra.find("--model-type fingerprint") == std::string::npos ? kTiny : std::string(" --threads 1 --seed 1");
+}
 
 // ---- the TU fixture ---------------------------------------------------------------------------
 
 // DIR/DS/DS_*.txt: 18 small graphs (3-5 nodes); label 1 graphs are rings whose nodes mostly
-// carry node label 1, label -1 graphs are chains with node label 0.
-std::string write_tu(const TempDir& dir) {
-    fs::create_directories(dir.file("DS"));
+// carry node label 1, label -1 graphs are chains with node label 0. With `graphs` (0-based),
+// only those graphs of the 18, in that order, in DIR/<name>/<name>_*.txt.
+std::string write_tu(const TempDir& dir, const std::vector<int>& graphs = {}, const std::string& name = "DS") {
+    fs::create_directories(dir.file(name));
     std::string a, indicator, graph_labels, node_labels;
     int next = 1;  // 1-based global node id
-    for (int g = 0; g < 18; ++g) {
+    std::vector<int> all(18);
+    for (int g = 0; g < 18; ++g) all[static_cast<std::size_t>(g)] = g;
+    int id = 0;  // the graph's id in this folder, 0-based
+    for (const int g : graphs.empty() ? all : graphs) {
         const bool positive = g % 2 == 1;
         const int n = 3 + g % 3;
         for (int i = 0; i < n; ++i) {
-            indicator += std::to_string(g + 1) + "\n";
+            indicator += std::to_string(id + 1) + "\n";
             node_labels += std::to_string(positive ? (i == 0 ? 2 : 1) : 0) + "\n";
         }
         auto edge = [&](int u, int v) {
@@ -272,12 +280,14 @@ std::string write_tu(const TempDir& dir) {
         if (positive) edge(n - 1, 0);
         graph_labels += positive ? "1\n" : "-1\n";
         next += n;
+        ++id;
     }
-    dir.write("DS/DS_A.txt", a);
-    dir.write("DS/DS_graph_indicator.txt", indicator);
-    dir.write("DS/DS_graph_labels.txt", graph_labels);
-    dir.write("DS/DS_node_labels.txt", node_labels);
-    return dir.file("DS");
+    const std::string prefix = name + "/" + name + "_";
+    dir.write(prefix + "A.txt", a);
+    dir.write(prefix + "graph_indicator.txt", indicator);
+    dir.write(prefix + "graph_labels.txt", graph_labels);
+    dir.write(prefix + "node_labels.txt", node_labels);
+    return dir.file(name);
 }
 
 double in_unit(const nlohmann::json& v) {
@@ -450,6 +460,60 @@ TEST_CASE("graph predict keeps one row per input row, with the input columns and
         CHECK(has(csv[1][2], "C1CC(N"));
         CHECK(has(csv[1][2], "RDKit"));
     }
+    SECTION("a predictions file read back in: its p_ and error columns are renamed, not written twice") {
+        const std::string again = dir.write("again.csv", "smiles,p_active,error,input_error\nCCO,0.5,,x\nC1CC(N,,bad,y\n");
+        const std::string pred = dir.file("p.csv");
+        const CliResult p = run_gatkit("predict --model " + shell_quote(model) + " --data " + shell_quote(again) + " --threads 1 --out " + shell_quote(pred));
+        INFO("stderr: " << p.err);
+        REQUIRE(p.exit_code == 0);
+        CHECK(has(p.err, "the input's column 'p_active' is written as 'input_p_active'"));
+        const auto csv = parse_csv(read_text(pred));
+        REQUIRE(csv.size() == 3);
+        CHECK(csv[0] == std::vector<std::string>{"smiles", "input_p_active", "input_input_error", "input_error", "p_active", "error"});
+        REQUIRE(csv[1].size() == 6);
+        CHECK(csv[1][1] == "0.5");
+        CHECK(csv[1][3] == "x");
+        CHECK_FALSE(csv[1][4].empty());
+        CHECK(csv[1][5].empty());
+        REQUIRE(csv[2].size() == 6);
+        CHECK(csv[2][2] == "bad");
+        CHECK(csv[2][4].empty());
+        CHECK(has(csv[2][5], "C1CC(N"));
+    }
+    SECTION("--format names the format of a file whose name does not tell it") {
+        const std::string txt = dir.write("mols.txt", read_text(data));
+        const std::string q = " --threads 1 --model " + shell_quote(model) + " --data " + shell_quote(txt);
+        // Without it: the one-line error names the file and the flag.
+        const CliResult none = run_gatkit("predict" + q + " --out " + shell_quote(dir.file("n.csv")));
+        require_one_line_error(none);
+        CHECK(has(none.err, "mols.txt"));
+        CHECK(has(none.err, "--format"));
+        CHECK_FALSE(fs::exists(dir.file("n.csv")));
+        // With it: the same predictions, embeddings and metrics as from the .csv name.
+        const auto same = [&](const std::string& command, const std::string& outputs) {
+            const CliResult from_csv = run_gatkit(command + " --threads 1 --model " + shell_quote(model) + " --data " + shell_quote(data) + outputs + "1");
+            const CliResult from_txt = run_gatkit(command + q + " --format csv" + outputs + "2");
+            INFO(command << ": " << from_csv.err << "\n" << from_txt.err);
+            REQUIRE(from_csv.exit_code == 0);
+            REQUIRE(from_txt.exit_code == 0);
+        };
+        same("predict", " --out " + dir.file("p"));
+        CHECK(read_text(dir.file("p1")) == read_text(dir.file("p2")));
+        same("embed", " --out " + dir.file("e"));
+        CHECK(read_text(dir.file("e1")) == read_text(dir.file("e2")));
+        same("evaluate", " --metrics-json " + dir.file("j"));
+        nlohmann::json j1 = load_json(dir.file("j1")), j2 = load_json(dir.file("j2"));
+        CHECK(j2.at("data") == txt);
+        j1.erase("data");
+        j2.erase("data");
+        CHECK(j1 == j2);
+        // A format the file is not: the reader's error, not a silent misreading.
+        const CliResult as_sdf = run_gatkit("predict" + q + " --format sdf --out " + shell_quote(dir.file("s.csv")));
+        CHECK(as_sdf.exit_code == 1);
+        CHECK_FALSE(fs::exists(dir.file("s.csv")));
+        // Not one of the formats: a usage error from the option itself.
+        CHECK(run_gatkit("predict" + q + " --format tu --out " + shell_quote(dir.file("s.csv"))).exit_code == 2);
+    }
 }
 
 TEST_CASE("graph train: multi-task with missing labels, and regression in the original units", "[cli][graph]") {
@@ -520,7 +584,7 @@ TEST_CASE("graph train: scaffold, stratified and k-fold splits, and the fingerpr
     TempDir dir;
     const std::string data = write_molecules(dir);
     const auto train = [&](const std::string& extra, const std::string& name) {
-        const CliResult r = run_gatkit("train --task graph --data " + shell_quote(data) + " --target-columns active --quiet" + kTiny + " " + extra +
+        const CliResult r = run_gatkit("train --task graph --data " + shell_quote(data) + " --target-columns active --quiet" + tiny_for(extra) + " " + extra +
                                     " --out " + shell_quote(dir.file(name + ".gatkit")) + " --metrics-json " + shell_quote(dir.file(name + ".json")));
         INFO("args: " << extra << "\nstdout: " << r.out << "\nstderr: " << r.err);
         REQUIRE(r.exit_code == 0);
@@ -620,11 +684,11 @@ TEST_CASE("graph train --init-seed: the split stays that of --seed, the weights 
         ++row;
     }
     const std::string with_split = dir.write("split.csv", text);
-    std::string tiny = kTiny;
-    tiny.replace(tiny.find(" --seed 1"), 9, "");
     // Trains, predicts every row, and returns (model file bytes, predictions).
     int runs = 0;
     const auto run = [&](const std::string& file, const std::string& extra) {
+        std::string tiny = tiny_for(extra);
+        tiny.replace(tiny.find(" --seed 1"), 9, "");
         const std::string m = dir.file("m" + std::to_string(++runs)), p = m + ".csv";
         const CliResult r = run_gatkit("train --task graph --data " + shell_quote(file) + " --target-columns active --quiet" + tiny + " " + extra +
                                        " --out " + shell_quote(m) + " --metrics-json " + shell_quote(m + ".json"));
@@ -755,8 +819,9 @@ TEST_CASE("train --ensemble-size: refused outside graph attention models and out
     TempDir dir;
     const std::string data = write_molecules(dir);
     const std::string base = "train --task graph --data " + shell_quote(data) + " --target-columns active" + kTiny + " --out " + shell_quote(dir.file("m"));
-    for (const char* bad : {" --ensemble-size 0", " --ensemble-size 101", " --ensemble-size 3 --model-type fingerprint"}) {
-        const CliResult r = run_gatkit(base + bad);
+    const std::string fingerprint = "train --task graph --data " + shell_quote(data) + " --target-columns active --threads 1 --out " + shell_quote(dir.file("m"));
+    for (const std::string& bad : std::vector<std::string>{base + " --ensemble-size 0", base + " --ensemble-size 101", fingerprint + " --ensemble-size 3 --model-type fingerprint"}) {
+        const CliResult r = run_gatkit(bad);
         INFO(bad);
         require_one_line_error(r);
         CHECK(has(r.err, "--ensemble-size"));
@@ -878,7 +943,7 @@ TEST_CASE("graph train: molecules default to mean+max with the rdkit2d descripto
     const std::string molecules = write_molecules(dir), tu = write_tu(dir);
     const auto train = [&](const std::string& data, const std::string& extra, const std::string& name) {
         const std::string out = dir.file(name);
-        const CliResult r = run_gatkit("train --task graph --data " + shell_quote(data) + " " + extra + kTiny + " --out " + shell_quote(out) +
+        const CliResult r = run_gatkit("train --task graph --data " + shell_quote(data) + " " + extra + tiny_for(extra) + " --out " + shell_quote(out) +
                                        " --metrics-json " + shell_quote(out + ".json"));
         INFO("stderr: " << r.err);
         REQUIRE(r.exit_code == 0);
@@ -1087,6 +1152,107 @@ TEST_CASE("graph train on a TU-format folder: binary graph labels, random and k-
     }
 }
 
+TEST_CASE("TU models: predict and evaluate read other TU folders with the model's columns and classes", "[cli][graph][evaluate][tu]") {
+    TempDir dir;
+    const std::string tu = write_tu(dir), model = dir.file("tu.gatkit"), split = dir.file("split.csv");
+    const CliResult t = run_gatkit("train --task graph --data " + shell_quote(tu) + " --split-sizes 0.5,0.25,0.25" + kTiny + " --out " +
+                                   shell_quote(model) + " --split-out " + shell_quote(split) + " --metrics-json " + shell_quote(dir.file("tu.json")));
+    INFO("train: " << t.err);
+    REQUIRE(t.exit_code == 0);
+    const nlohmann::json trained = load_json(dir.file("tu.json"));
+
+    // Every graph of the folder: graph_id, the class, a probability per class (summing to 1).
+    const auto predict = [&](const std::string& data, const std::string& out) {
+        const CliResult p = run_gatkit("predict --threads 1 --model " + shell_quote(model) + " --data " + shell_quote(data) + " --out " + shell_quote(out));
+        INFO("predict: " << p.err);
+        REQUIRE(p.exit_code == 0);
+        const auto csv = parse_csv(read_text(out));
+        REQUIRE(!csv.empty());
+        CHECK(csv[0] == std::vector<std::string>{"graph_id", "predicted_class", "p_-1", "p_1", "error"});
+        for (std::size_t r = 1; r < csv.size(); ++r) {
+            REQUIRE(csv[r].size() == 5);
+            CHECK(csv[r][0] == std::to_string(r));
+            const double p0 = std::stod(csv[r][2]), p1 = std::stod(csv[r][3]);
+            CHECK(p0 + p1 == Approx(1.0).epsilon(1e-6));
+            CHECK(csv[r][1] == (p1 > p0 ? "1" : "-1"));
+            CHECK(csv[r][4].empty());
+        }
+        return csv;
+    };
+    const auto all = predict(tu, dir.file("all.csv"));
+    REQUIRE(all.size() == 19);
+
+    // The test graphs as a folder of their own: evaluate gives the run's test metrics.
+    std::vector<int> test;
+    for (const auto& row : parse_csv(read_text(split)))
+        if (row.size() == 3 && row[2] == "test") test.push_back(std::stoi(row[0]) - 1);
+    REQUIRE(test.size() >= 3);
+    const std::string held_out = write_tu(dir, test, "TEST");
+    const CliResult e = run_gatkit("evaluate --threads 1 --model " + shell_quote(model) + " --data " + shell_quote(held_out) + " --metrics-json " +
+                                   shell_quote(dir.file("e.json")));
+    INFO("evaluate: " << e.out << e.err);
+    REQUIRE(e.exit_code == 0);
+    const nlohmann::json m = load_json(dir.file("e.json"));
+    CHECK(m["n_graphs"] == test.size());
+    CHECK(m["target_type"] == "binary");
+    for (const char* key : {"test_accuracy", "test_roc_auc", "test_pr_auc", "test_f1", "test_mcc"}) {
+        INFO(key);
+        REQUIRE(trained.contains(key));
+        REQUIRE(m.contains(key));
+        if (trained[key].is_null()) CHECK(m[key].is_null());
+        else CHECK(m[key].get<double>() == Approx(trained[key].get<double>()).margin(1e-6));
+    }
+
+    // Chains only (node label 0 alone, no graph labels file): the model's three label columns
+    // all the same, so each graph gets the prediction it gets inside the whole folder.
+    const std::vector<int> chains = {0, 2, 4};
+    const std::string only_chains = write_tu(dir, chains, "CHAINS");
+    fs::remove(dir.file("CHAINS/CHAINS_graph_labels.txt"));
+    const auto part = predict(only_chains, dir.file("chains.csv"));
+    REQUIRE(part.size() == 4);
+    for (std::size_t k = 0; k < chains.size(); ++k) {
+        const auto& whole = all[static_cast<std::size_t>(chains[k]) + 1];
+        CHECK(part[k + 1][1] == whole[1]);
+        CHECK(std::stod(part[k + 1][3]) == Approx(std::stod(whole[3])).margin(1e-6));
+    }
+    // evaluate needs the labels.
+    const CliResult unlabelled = run_gatkit("evaluate --model " + shell_quote(model) + " --data " + shell_quote(only_chains));
+    require_one_line_error(unlabelled);
+    CHECK(has(unlabelled.err, "CHAINS_graph_labels.txt"));
+
+    // Folders that do not fit the model: one-line errors naming the file and line.
+    const auto refused = [&](const std::string& name, const std::string& file, const std::string& text, const std::string& words) {
+        const std::string folder = write_tu(dir, chains, name);
+        if (text.empty()) fs::remove(folder + "/" + name + "_" + file);
+        else dir.write(name + "/" + name + "_" + file, text);
+        const CliResult r = run_gatkit("predict --model " + shell_quote(model) + " --data " + shell_quote(folder) + " --out " + shell_quote(dir.file("x.csv")));
+        INFO(name << ": " << r.err);
+        require_one_line_error(r);
+        CHECK(has(r.err, words));
+        CHECK_FALSE(fs::exists(dir.file("x.csv")));
+        const CliResult ev = run_gatkit("evaluate --model " + shell_quote(model) + " --data " + shell_quote(folder));
+        require_one_line_error(ev);
+    };
+    refused("BIGLABEL", "node_labels.txt", "0\n0\n0\n0\n7\n0\n0\n0\n0\n0\n0\n0\n", "BIGLABEL_node_labels.txt:5: label '7' is not one the model knows");
+    refused("NOLABELS", "node_labels.txt", "", "the model was trained with node labels");
+    refused("ATTRS", "node_attributes.txt", "0.5\n0.5\n0.5\n0.5\n0.5\n0.5\n0.5\n0.5\n0.5\n0.5\n0.5\n0.5\n", "without node attributes");
+    {
+        const std::string folder = write_tu(dir, chains, "CLASS");
+        dir.write("CLASS/CLASS_graph_labels.txt", "-1\n2\n-1\n");
+        const CliResult r = run_gatkit("evaluate --model " + shell_quote(model) + " --data " + shell_quote(folder));
+        require_one_line_error(r);
+        CHECK(has(r.err, "CLASS_graph_labels.txt:2: graph label '2' is not one of the model's classes (-1, 1)"));
+    }
+    // Molecule options and outputs a TU model has no use for are refused.
+    for (const std::string& extra : std::vector<std::string>{" --smiles CCO", " --smiles-column s", " --format csv", " --embeddings " + dir.file("emb.csv")}) {
+        const CliResult r = run_gatkit("predict --model " + shell_quote(model) + (has(extra, "--smiles ") ? "" : " --data " + shell_quote(tu)) + extra +
+                                       " --out " + shell_quote(dir.file("y.csv")));
+        INFO(extra << ": " << r.err);
+        CHECK(r.exit_code != 0);
+        CHECK_FALSE(fs::exists(dir.file("y.csv")));
+    }
+}
+
 TEST_CASE("gatkit evaluate on the test rows of a training run gives that run's test metrics", "[cli][graph][evaluate]") {
     TempDir dir;
     const std::string data = write_molecules(dir);
@@ -1094,8 +1260,8 @@ TEST_CASE("gatkit evaluate on the test rows of a training run gives that run's t
     const std::string model = dir.file("m.gatkit"), split = dir.file("split.csv");
     for (const std::string model_type : {"gat", "fingerprint"}) {
         INFO("--model-type " << model_type);
-        const CliResult t = run_gatkit("train --task graph --data " + shell_quote(data) + " --target-columns active --quiet" + kTiny +
-                                       " --model-type " + model_type + " --split random --split-out " + shell_quote(split) + " --out " +
+        const CliResult t = run_gatkit("train --task graph --data " + shell_quote(data) + " --target-columns active --quiet" +
+                                       tiny_for(" --model-type " + model_type) + " --model-type " + model_type + " --split random --split-out " + shell_quote(split) + " --out " +
                                        shell_quote(model) + " --metrics-json " + shell_quote(dir.file("m.json")));
         INFO("train: " << t.err);
         REQUIRE(t.exit_code == 0);

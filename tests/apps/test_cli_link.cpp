@@ -9,6 +9,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
@@ -150,6 +151,22 @@ TEST_CASE("gatkit predict --task link scores pairs, recommends non-neighbours an
         CHECK(rows[0].rfind("node_id,z0,z1,", 0) == 0);
         CHECK(has(rows[0], ",z7"));
         CHECK(!has(rows[0], ",z8"));
+    }
+    SECTION("a scores file read back in: its score and error columns are renamed, not written twice") {
+        const std::string again = dir.write("again.csv", "src,dst,score,error\nu0_0,u0_1,0.9,\n");
+        const CliResult r = run_gatkit("predict --model " + model + " --pairs " + again + " --out " + dir.file("s2.csv"));
+        INFO(r.err);
+        REQUIRE(r.exit_code == 0);
+        const auto rows = lines_of(read_text(dir.file("s2.csv")));
+        REQUIRE(rows.size() == 2);
+        CHECK(rows[0] == "src,dst,input_score,input_error,score,error");
+        CHECK(rows[1].rfind("u0_0,u0_1,0.9,,0", 0) == 0);
+    }
+    SECTION("--top-k without --recommend is refused, not ignored") {
+        const CliResult r = run_gatkit("predict --model " + model + " --pairs " + dir.write("p2.csv", "src,dst\nu0_0,u0_1\n") + " --top-k 3 --out " + dir.file("s.csv"));
+        CHECK(r.exit_code == 1);
+        CHECK(has(r.err, "--top-k goes with --recommend"));
+        CHECK_FALSE(std::filesystem::exists(dir.file("s.csv")));
     }
     SECTION("a link model refuses molecule options") {
         const CliResult r = run_gatkit("predict --model " + model + " --smiles CCO");

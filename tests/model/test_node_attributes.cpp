@@ -213,3 +213,59 @@ TEST_CASE("gatkit train on TU data with node attributes: the model file and info
     REQUIRE(m.info().node_feature_std.size() == 1);
     CHECK(m.info().node_feature_std[0] > 10.0);
 }
+
+TEST_CASE("TU models keep their column layout: other folders read with it, model files with another refused", "[model][node_attributes][tu]") {
+    TempDir dir;
+    const std::string folder = write_tu_with_attributes(dir);
+    const GraphDataset data = load_tu(folder);
+    // node labels 0..1 (2 columns), one attribute, no edge labels or attributes
+    REQUIRE(data.tu_layout == std::vector<int>{2, 1, 0, 0});
+
+    // The model's widths, not the folder's: wider node labels give zero columns, and the
+    // attribute column moves with them.
+    const GraphDataset wide = load_tu(folder, {.layout = {4, 1, 0, 0}});
+    CHECK(wide.tu_layout == std::vector<int>{4, 1, 0, 0});
+    REQUIRE(wide.continuous_node_columns == std::vector<int>{4});
+    for (std::size_t g = 0; g < data.size(); ++g) {
+        const Matrix& x = data.graphs[g].x;
+        const Matrix& w = wide.graphs[g].x;
+        REQUIRE(w.cols() == x.cols() + 2);
+        CHECK(w.leftCols(2) == x.leftCols(2));
+        CHECK(w.middleCols(2, 2).isZero());
+        CHECK(w.rightCols(x.cols() - 2) == x.rightCols(x.cols() - 2));
+    }
+    CHECK_THROWS_WITH(load_tu(folder, {.layout = {1, 1, 0, 0}}), Contains("ATTR_node_labels.txt:2: label '1' is not one the model knows"));
+    CHECK_THROWS_WITH(load_tu(folder, {.layout = {2, 2, 0, 0}}), Contains("1 node attributes per line, the model was trained with 2"));
+    CHECK_THROWS_WITH(load_tu(folder, {.layout = {2, 1, 3, 0}}), Contains("the model was trained with edge labels"));
+    CHECK_THROWS_WITH(load_tu(folder, {.layout = {2, 1}}), Contains("four counts"));
+    // Classes by value; without the labels file (require_graph_labels off) the targets are NaN.
+    const GraphDataset swapped = load_tu(folder, {.class_names = {"1", "-1"}});
+    CHECK(swapped.class_names == std::vector<std::string>{"1", "-1"});
+    CHECK(swapped.targets(0, 0) == 1.0f - data.targets(0, 0));
+    CHECK_THROWS_WITH(load_tu(folder, {.class_names = {"1", "2"}}), Contains("ATTR_graph_labels.txt:2: graph label '-1' is not one of the model's classes (1, 2)"));
+    std::filesystem::remove(folder + "/ATTR_graph_labels.txt");
+    CHECK_THROWS_WITH(load_tu(folder), Contains("ATTR_graph_labels.txt"));
+    const GraphDataset unlabelled = load_tu(folder, {.require_graph_labels = false});
+    REQUIRE(unlabelled.size() == 8);
+    CHECK(std::isnan(unlabelled.targets(3, 0)));
+    CHECK(unlabelled.graphs[3].x == data.graphs[3].x);
+
+    // The model keeps the layout; a file whose layout does not give its widths is refused.
+    GraphFitOptions fit = gatkit::test::tiny_graph_fit();
+    Model model = make_graph_model(data, fit, 1);
+    CHECK(model.info().tu_layout == data.tu_layout);
+    const std::string path = dir.file("m.gatkit");
+    save_model(path, model);
+    CHECK(load_model(path).info().tu_layout == data.tu_layout);
+    Model bad = load_model(path);
+    bad.info().tu_layout = {3, 1, 0, 0};
+    save_model(dir.file("bad.gatkit"), bad);
+    CHECK_THROWS_WITH(load_model(dir.file("bad.gatkit")), Contains("TU feature layout gives 15 input columns, the model has 14"));
+    bad.info().tu_layout = {2, 1, 0};
+    save_model(dir.file("bad.gatkit"), bad);
+    CHECK_THROWS_WITH(load_model(dir.file("bad.gatkit")), Contains("not four counts"));
+    bad.info().tu_layout = {2, 1, 0, 0};
+    bad.info().featurizer = "gatkit-atom-bond-v1";
+    save_model(dir.file("bad.gatkit"), bad);
+    CHECK_THROWS_WITH(load_model(dir.file("bad.gatkit")), Contains("TU feature layout in a model whose featurizer"));
+}

@@ -45,6 +45,10 @@ struct GraphDataset {
     // Columns of every GraphSample::x holding continuous values (TU node attributes), which graph
     // models standardise with the training graphs' statistics (ModelInfo::node_feature_*).
     std::vector<int> continuous_node_columns;
+    // TU data (io/tu.hpp): {node label columns, node attribute columns, edge label columns, edge
+    // attribute columns}, kept by the model so other folders are read with the same columns.
+    // Empty for molecules.
+    std::vector<int> tu_layout;
     LoadReport report;                     // rows that did not become graphs, and why
 
     std::size_t size() const { return graphs.size(); }

@@ -24,16 +24,35 @@
 // Errors name the file, line and value: a missing required file, a non-numeric value, an integer
 // beyond 64 bits, a node id out of range, an edge between two graphs, a node or edge label
 // above 9999, files whose line counts disagree, a graph without nodes.
+//
+// GraphDataset::tu_layout records the columns: {node label columns, node attribute columns, edge
+// label columns, edge attribute columns}. A model keeps it (ModelInfo::tu_layout), and another
+// folder of the same kind (held-out graphs, new ones) is read with TuReadOptions::layout so that
+// its columns are the model's: one-hot widths are the model's, not this folder's largest label
+// + 1; a label beyond them, an attribute count other than the model's, or a label or attribute
+// file the model had and this folder lacks (or the reverse) is an error naming the file.
 #pragma once
 
 #include "gatkit/io/dataset.hpp"
 
 #include <string>
+#include <vector>
 
 namespace gatkit {
 
 inline constexpr Eigen::Index kTuMaxDegree = 10;
 
-GraphDataset load_tu(const std::string& path);
+struct TuReadOptions {
+    // The model's column layout (ModelInfo::tu_layout, 4 numbers); empty: this folder's own.
+    std::vector<int> layout;
+    // The model's classes (ModelInfo::class_names): graph labels are mapped to these by numeric
+    // value, and a label that is not among them is an error. Empty: this folder's own labels, in
+    // increasing numeric order.
+    std::vector<std::string> class_names;
+    // false: DS_graph_labels.txt may be missing (graphs to predict); targets are then NaN.
+    bool require_graph_labels = true;
+};
+
+GraphDataset load_tu(const std::string& path, const TuReadOptions& options = {});
 
 }  // namespace gatkit

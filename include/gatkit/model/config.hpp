@@ -80,6 +80,10 @@ struct ModelInfo {
     // the first layer. Empty: x is used as it is.
     std::vector<int> node_feature_columns;
     std::vector<double> node_feature_mean, node_feature_std;
+    // TU models: the feature layout of the data trained on (GraphDataset::tu_layout), so predict
+    // and evaluate read another folder with the same columns. Empty for other models, and for TU
+    // models written before it was kept (they cannot read new folders).
+    std::vector<int> tu_layout;
     std::string smiles_column;                           // molecules: the SMILES column it was trained with
     std::string data_name;                               // the data set it was trained on
     std::map<std::string, double> metrics;               // training metrics (val_accuracy, …)

@@ -1,0 +1,140 @@
+// gatkit predict and evaluate for graph models trained on a TU folder (MUTAG, PROTEINS, ...):
+// another folder in the same format (held-out graphs, new ones) read with the model's columns.
+#include "args.hpp"
+#include "common.hpp"
+
+#include "gatkit/io/tu.hpp"
+#include "gatkit/model/model.hpp"
+#include "gatkit/nn/masks.hpp"
+#include "gatkit/train/fit.hpp"
+#include "gatkit/train/graph_trainer.hpp"
+
+#include <cmath>
+#include <iostream>
+
+namespace gatkit::cli {
+
+namespace {
+
+// The folder's graphs with the model's feature columns, classes and positional encodings.
+// `labels`: DS_graph_labels.txt is required (evaluate) or optional (predict).
+GraphDataset read_tu_graphs(const std::string& data, const std::string& model_path, const Model& model, bool labels) {
+    const ModelInfo& info = model.info();
+    if (info.tu_layout.empty())
+        throw UserError(model_path + ": a TU model written before gatkit kept the columns of TU graphs; train it again to read other folders with it");
+    GraphDataset ds = load_tu(data, {.layout = info.tu_layout, .class_names = info.class_names, .require_graph_labels = labels});
+    add_positional_encodings(ds, model.config().pe);
+    return ds;
+}
+
+// Graphs a full mask may attend over (all, unless --mask full caps the size); the others get
+// `why`, per graph.
+std::vector<std::size_t> graphs_within_mask(const GraphDataset& ds, const ModelConfig& c, std::vector<std::string>& why) {
+    why.assign(ds.size(), "");
+    std::vector<std::size_t> kept;
+    const bool full_mask = parse_mask(c.mask).kind == MaskKind::full;
+    for (std::size_t g = 0; g < ds.size(); ++g) {
+        const NodeId n = ds.graphs[g].graph.num_nodes();
+        if (full_mask && n > c.max_full_nodes)
+            why[g] = std::to_string(n) + " nodes, more than the " + std::to_string(c.max_full_nodes) + " the model attends over in full (--mask full)";
+        else
+            kept.push_back(g);
+    }
+    return kept;
+}
+
+}  // namespace
+
+int run_tu_predict(const PredictArgs& a, std::vector<Model>& members) {
+    const Model& model = members.front();
+    if (!a.smiles.empty()) throw UserError("--smiles needs a molecule model; " + a.model + " was trained on TU graphs (give their folder with --data)");
+    if (!a.smiles_column.empty() || a.format != "auto")
+        throw UserError(std::string(!a.smiles_column.empty() ? "--smiles-column" : "--format") + " goes with molecule files; " + a.model +
+                        " reads TU folders");
+    if (!a.attention.empty() || !a.embeddings.empty())
+        throw UserError(std::string(!a.attention.empty() ? "--attention" : "--embeddings") + " is not available for TU graph models (" + a.model +
+                        "); predict writes their classes");
+    const GraphDataset ds = read_tu_graphs(a.data, a.model, model, /*labels=*/false);
+    std::vector<std::string> why;
+    const std::vector<std::size_t> kept = graphs_within_mask(ds, model.config(), why);
+    const Matrix pred = kept.empty() ? Matrix(0, model.config().num_classes) : predict_graphs(model_pointers(members), ds, kept);
+
+    // graph_id (the 1-based id of DS_graph_indicator.txt), then the class and one probability per
+    // class (binary: p of the second class and 1 − p of the first), or the value (regression).
+    const std::string& type = model.config().target_type;
+    const auto& classes = model.info().class_names;
+    std::string out = "graph_id";
+    if (type == "regression") {
+        out += "," + csv_field("pred_" + model.info().target_names.front());
+    } else {
+        out += ",predicted_class";
+        for (const auto& c : classes) out += "," + csv_field("p_" + c);
+    }
+    out += ",error\n";
+    std::size_t next = 0;
+    for (std::size_t g = 0; g < ds.size(); ++g) {
+        out += std::to_string(ds.source_rows[g]);
+        const bool ok = why[g].empty();
+        const auto r = static_cast<Eigen::Index>(next);
+        if (type == "regression") {
+            out += "," + (ok ? float_text(pred(r, 0)) : std::string());
+        } else {
+            std::vector<double> p(classes.size());
+            if (ok) {
+                if (type == "binary") {
+                    p = {1.0 - pred(r, 0), pred(r, 0)};
+                } else {
+                    for (std::size_t c = 0; c < p.size(); ++c) p[c] = pred(r, static_cast<Eigen::Index>(c));
+                }
+            }
+            std::size_t best = 0;
+            for (std::size_t c = 1; c < p.size(); ++c)
+                if (p[c] > p[best]) best = c;
+            out += "," + (ok ? csv_field(classes[best]) : std::string());
+            for (const double v : p) out += "," + (ok ? float_text(v) : std::string());
+        }
+        out += "," + csv_field(why[g]) + "\n";
+        if (ok) ++next;
+    }
+    const std::string where = write_output(a.out, out);
+    std::cerr << ds.size() << " graphs (" << kept.size() << " predicted, " << ds.size() - kept.size() << " with errors) written to " << where << "\n";
+    return 0;
+}
+
+int run_tu_evaluate(const EvaluateArgs& a, std::vector<Model>& members) {
+    const Model& model = members.front();
+    if (!a.smiles_column.empty() || a.format != "auto")
+        throw UserError(std::string(!a.smiles_column.empty() ? "--smiles-column" : "--format") + " goes with molecule files; " + a.model +
+                        " reads TU folders");
+    const GraphDataset ds = read_tu_graphs(a.data, a.model, model, /*labels=*/true);
+    std::vector<std::string> why;
+    const std::vector<std::size_t> kept = graphs_within_mask(ds, model.config(), why);
+    if (kept.size() < ds.size())
+        std::cerr << ds.size() - kept.size() << " graphs above the model's max_full_nodes (" << model.config().max_full_nodes
+                  << " nodes, --mask full) not evaluated\n";
+    if (kept.empty()) throw UserError(a.data + ": no graph to evaluate (" + std::to_string(ds.size()) + " graphs, all too large for the model)");
+    const Matrix pred = predict_graphs(model_pointers(members), ds, kept);
+    Matrix targets(static_cast<Eigen::Index>(kept.size()), 1);
+    for (std::size_t k = 0; k < kept.size(); ++k) targets(static_cast<Eigen::Index>(k), 0) = ds.targets(static_cast<Eigen::Index>(kept[k]), 0);
+    const std::string& type = model.config().target_type;
+    const Metrics metrics = evaluate_predictions(type, pred, targets);
+
+    const auto value = [](double v) { return std::isnan(v) ? nlohmann::json(nullptr) : nlohmann::json(v); };
+    nlohmann::json m = {{"task", "graph"},
+                        {"data", a.data},
+                        {"model", a.model},
+                        {"model_type", "gat"},
+                        {"target_type", type},
+                        {"n_rows", ds.size()},
+                        {"n_graphs", kept.size()},
+                        {"n_skipped", ds.size() - kept.size()},
+                        {"threads", thread_count()}};
+    for (const auto& [name, v] : metrics) m["test_" + name] = value(v);
+    std::cout << ds.name << " (" << kept.size() << " graphs, " << type << "):";
+    for (const auto& [name, v] : metrics) std::cout << " test_" << name << " " << (std::isnan(v) ? std::string("nan") : float_text(v));
+    std::cout << "\n";
+    if (!a.metrics_json.empty()) write_json(a.metrics_json, m);
+    return 0;
+}
+
+}  // namespace gatkit::cli
