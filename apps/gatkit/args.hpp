@@ -92,6 +92,9 @@ int run_graph_train(const TrainArgs& a);
 int run_link_train(const TrainArgs& a);  // --task link and --task edge
 int run_node_predict(const PredictArgs& a);
 int run_link_predict(const PredictArgs& a);  // link, edge and heuristic models
+// gatkit evaluate for link, edge and heuristic models: their metrics on a CSV of labelled pairs
+// (--data; src,dst,...,label: 1/0 for links, the class for edges).
+int run_link_evaluate(const EvaluateArgs& a);
 // The attention coefficients of the model's last forward, one CSV row per layer, head and edge
 // of the graph attention ran on: <prefix columns>,layer,head,src,dst,self_loop,alpha. `names`
 // maps node rows to the ids written (user ids, or atom indices).

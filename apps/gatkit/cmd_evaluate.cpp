@@ -1,6 +1,6 @@
 // gatkit evaluate — a trained model's metrics on labelled data: molecules (binary or regression
-// targets, the model's own columns) and node classification (all labelled nodes, or the parts of
-// a split file).
+// targets, the model's own columns), TU folders, node classification (all labelled nodes, or the
+// parts of a split file) and node pairs (link and edge models).
 #include "args.hpp"
 #include "common.hpp"
 #include "node_network.hpp"
@@ -96,19 +96,19 @@ int run_evaluate(const EvaluateArgs& a) {
     if (!a.feature_file.empty() || !a.label_file.empty() || !a.split_file.empty())
         throw UsageError("--feature-file, --label-file and --split-file go with node models; " + a.model + " is a " + kind + " model");
     if (kind == "graph" || kind == "fingerprint") return run_graph_evaluate(a);
-    throw UserError("evaluate reads node and molecule models; " + a.model + " is a " + kind + " model",
-                    "link and edge models report their held-out metrics in gatkit train --metrics-json; gatkit predict --pairs scores pairs");
+    if (kind == "link" || kind == "edge" || kind == "heuristic") return run_link_evaluate(a);
+    throw UserError("evaluate reads node, graph, link and edge models; " + a.model + " is a " + kind + " model");
 }
 
 }  // namespace
 
 void add_evaluate_command(CLI::App& app, Action& action) {
     auto a = std::make_shared<EvaluateArgs>();
-    CLI::App* c = app.add_subcommand("evaluate", "A trained model's metrics on labelled data (molecules, or nodes)");
+    CLI::App* c = app.add_subcommand("evaluate", "A trained model's metrics on labelled data (molecules, TU graphs, nodes, or node pairs)");
     c->add_option("--model", a->model, "Model file from gatkit train")->required();
     c->add_option("--data", a->data,
-                  "Labelled data: molecules (CSV/SDF with the model's target columns) or the node data the model reads (LINQS, or an edge "
-                  "list with --label-file)")
+                  "Labelled data: molecules (CSV/SDF with the model's target columns), a TU folder, the node data the model reads (LINQS, "
+                  "or an edge list with --label-file), or for link/edge models a CSV of node pairs src,dst,label (1/0, or the edge's class)")
         ->required();
     c->add_option("--smiles-column", a->smiles_column, "molecules: CSV column with the SMILES (default: as in training)");
     add_molecule_format_option(c, a->format);

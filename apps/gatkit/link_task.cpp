@@ -693,6 +693,117 @@ void write_link_attention(const PredictArgs& a, PairScorer& s) {
     std::cerr << "attention coefficients written to " << a.attention << "\n";
 }
 
+int run_link_evaluate(const EvaluateArgs& a) {
+    if (!a.smiles_column.empty()) throw UsageError("--smiles-column goes with molecule models; " + a.model + " is a " + model_kind(a.model) + " model");
+    const bool csv = a.data.ends_with(".csv") || a.data.ends_with(".csv.gz");
+    if (!csv)
+        throw UserError(a.data + ": a link or edge model is evaluated on a CSV of labelled node pairs (header src,dst,label; .csv or .csv.gz)",
+                        "a link model keeps its network; give it the pairs to score with their labels");
+    const PairScorer s(a.model);
+    const auto [header, rows] = read_pairs(a.data);
+    const auto at = std::find(header.begin(), header.end(), "label");
+    if (at == header.end()) {
+        std::string columns;
+        for (const auto& h : header) columns += (columns.empty() ? "" : ", ") + h;
+        throw UserError(a.data + ":1: no 'label' column (the header has " + columns + ")",
+                        s.edge_task() ? "label: the edge's class" : "label: 1 for an edge, 0 for a pair that is not one");
+    }
+    const auto label_col = static_cast<std::size_t>(at - header.begin());
+    const auto& classes = s.info().class_names;
+    // Each row: its pair and label, or why it is left out (an unknown node, a node paired with
+    // itself, another field count than the header's, no label). A label that is not one the
+    // model can be scored against is an error: it says the file is not what was meant.
+    std::vector<NodePair> pairs;
+    std::vector<int> labels;
+    std::size_t skipped = 0;
+    std::string first_reason;
+    const auto skip = [&](const PairRow& row, const std::string& why) {
+        if (skipped++ == 0) first_reason = a.data + ":" + std::to_string(row.line) + ": " + why;
+    };
+    for (const PairRow& row : rows) {
+        const auto& f = row.fields;
+        if (f.size() != header.size()) {
+            skip(row, "row has " + std::to_string(f.size()) + " fields, the header has " + std::to_string(header.size()));
+            continue;
+        }
+        const std::string& cell = f[label_col];
+        const auto first = cell.find_first_not_of(" \t\r");
+        const std::string label = first == std::string::npos ? std::string() : cell.substr(first, cell.find_last_not_of(" \t\r") - first + 1);
+        if (label.empty()) {
+            skip(row, "no label");
+            continue;
+        }
+        int y = -1;
+        if (s.edge_task()) {
+            const auto it = std::find(classes.begin(), classes.end(), label);
+            if (it == classes.end()) {
+                std::string known;
+                for (const auto& c : classes) known += (known.empty() ? "" : ", ") + c;
+                throw UserError(a.data + ":" + std::to_string(row.line) + ": label '" + clip(label, 60) + "' is not one of the model's classes (" +
+                                clip(known, 200) + ")");
+            }
+            y = static_cast<int>(it - classes.begin());
+        } else if (label == "0" || label == "1") {
+            y = label == "1" ? 1 : 0;
+        } else {
+            throw UserError(a.data + ":" + std::to_string(row.line) + ": label '" + clip(label, 60) +
+                            "' is not 0 or 1 (1: the pair is an edge, 0: it is not)");
+        }
+        const auto u = s.find(f[0]), v = s.find(f[1]);
+        if (!u || !v) {
+            skip(row, "unknown node '" + (!u ? f[0] : f[1]) + "'");
+            continue;
+        }
+        if (*u == *v) {
+            skip(row, "a node paired with itself");
+            continue;
+        }
+        pairs.emplace_back(*u, *v);
+        labels.push_back(y);
+    }
+    if (skipped > 0) std::cerr << skipped << " of " << rows.size() << " pairs left out, not evaluated (first: " << first_reason << ")\n";
+    if (pairs.empty()) throw UserError(a.data + ": no pair to evaluate (" + std::to_string(rows.size()) + " rows)");
+    const Matrix p = s.score(pairs);
+    std::map<std::string, double> metrics;
+    if (s.edge_task()) {
+        const std::vector<int> pred = argmax_rows(p);
+        std::vector<NodeId> all(labels.size());
+        std::iota(all.begin(), all.end(), NodeId{0});
+        metrics["accuracy"] = accuracy(pred, labels, all);
+        metrics["macro_f1"] = macro_f1(pred, labels, static_cast<int>(classes.size()));
+        metrics["f1"] = metrics["macro_f1"];
+    } else {
+        std::vector<double> pos, neg;
+        for (std::size_t k = 0; k < labels.size(); ++k) (labels[k] == 1 ? pos : neg).push_back(p(static_cast<Eigen::Index>(k), 0));
+        if (pos.empty() || neg.empty())
+            throw UserError(a.data + ": " + std::to_string(pairs.size()) + " pairs, all labelled " + (pos.empty() ? "0" : "1") +
+                            "; ROC-AUC and the ranking metrics need pairs labelled 1 (edges) and 0 (non-edges)");
+        metrics = link_metrics(pos, neg);
+    }
+    const std::string task = s.edge_task() ? "edge" : "link";
+    nlohmann::json m = {{"task", task},
+                        {"data", a.data},
+                        {"model", a.model},
+                        {"model_type", s.heuristic ? "heuristic:" + to_string(s.heuristic->heuristic) : std::string("gat")},
+                        {"n_rows", rows.size()},
+                        {"n_pairs", pairs.size()},
+                        {"n_skipped", skipped},
+                        {"threads", thread_count()}};
+    if (!s.edge_task()) {
+        const auto n_pos = static_cast<std::size_t>(std::count(labels.begin(), labels.end(), 1));
+        m["n_positive"] = n_pos;
+        m["n_negative"] = labels.size() - n_pos;
+    }
+    std::cout << a.data << " (" << pairs.size() << " pairs, " << task << "):";
+    for (const auto& [name, v] : metrics) {
+        m["test_" + name] = std::isnan(v) ? nlohmann::json(nullptr) : nlohmann::json(v);
+        std::cout << " test_" << name << " " << (std::isnan(v) ? std::string("nan") : float_text(v));
+    }
+    std::cout << "\n";
+    if (!a.metrics_json.empty()) write_json(a.metrics_json, m);
+    return 0;
+}
+
 int run_link_predict(const PredictArgs& a) {
     const int jobs = !a.pairs.empty() + !a.recommend.empty();
     if (jobs != 1 && a.embeddings.empty() && a.attention.empty())

@@ -5,6 +5,7 @@
 #include "support/fixtures.hpp"
 
 #include "gatkit/core/random.hpp"
+#include "gatkit/train/metrics.hpp"
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -364,4 +365,97 @@ TEST_CASE("gatkit predict --attention on link models writes alpha over the whole
     const CliResult heuristic = run_gatkit("predict --model " + dir.file("h.gatkit") + " --attention " + dir.file("x.csv"));
     CHECK(heuristic.exit_code == 1);
     CHECK(has(heuristic.err, "heuristic"));
+}
+
+TEST_CASE("gatkit evaluate scores labelled pairs: link, heuristic and edge models", "[cli][link][evaluate]") {
+    TempDir dir;
+    const Network net = cliques();
+    const auto evaluate = [&](const std::string& model, const std::string& pairs, const std::string& json) {
+        return run_gatkit("evaluate --threads 1 --model " + model + " --data " + pairs + " --metrics-json " + dir.file(json));
+    };
+
+    // Common neighbours on cliques: a pair inside a clique shares five neighbours, a pair of
+    // cliques far apart none, so every edge outranks every non-edge.
+    const std::string heuristic = dir.file("h.gatkit");
+    REQUIRE(run_gatkit("train --task link --model-type heuristic:common-neighbours --threads 1 --quiet --data " + dir.write("net.txt", net.snap) +
+                       " --out " + heuristic).exit_code == 0);
+    const std::string rows = "u0_1,u0_2,1\nu2_4,u2_6,1\nu0_4,u3_5,0\nu1_4,u4_6,0\nu5_5,u2_4,0\n";
+    // Left out and counted: an unknown node, a node with itself, no label, a ragged row.
+    const std::string pairs = dir.write("pairs.csv", "src,dst,label\n" + rows + "u0_1,ghost,1\nu1_1,u1_1,0\nu0_3,u0_4,\nu0_3,u0_5,1,x\n");
+    const CliResult h = evaluate(heuristic, pairs, "h.json");
+    INFO(h.out << h.err);
+    REQUIRE(h.exit_code == 0);
+    CHECK(has(h.err, "4 of 9 pairs left out, not evaluated (first: " + pairs + ":7: unknown node 'ghost')"));
+    const auto m = read_json(dir.file("h.json"));
+    CHECK(m["task"] == "link");
+    CHECK(m["model_type"] == "heuristic:common-neighbours");
+    CHECK(m["n_pairs"] == 5);
+    CHECK(m["n_skipped"] == 4);
+    CHECK(m["n_positive"] == 2);
+    CHECK(m["n_negative"] == 3);
+    CHECK(m["test_roc_auc"].get<double>() == 1.0);
+    CHECK(m["test_pr_auc"].get<double>() == 1.0);
+    CHECK(m["test_mrr"].get<double>() == 1.0);
+    // The same pairs with the labels the other way round rank every edge below every non-edge.
+    REQUIRE(evaluate(heuristic, dir.write("flipped.csv", "src,dst,label\nu0_1,u0_2,0\nu2_4,u2_6,0\nu0_4,u3_5,1\nu1_4,u4_6,1\nu5_5,u2_4,1\n"),
+                     "f.json").exit_code == 0);
+    CHECK(read_json(dir.file("f.json"))["test_roc_auc"].get<double>() == 0.0);
+
+    // An attention model: the metrics of the scores predict --pairs writes for the same pairs.
+    const std::string model = dir.file("m.gatkit");
+    REQUIRE(run_gatkit("train --task link --data " + dir.file("net.txt") + " --out " + model + kSmall).exit_code == 0);
+    const std::string clean = dir.write("clean.csv", "src,dst,label\n" + rows);
+    REQUIRE(evaluate(model, clean, "g.json").exit_code == 0);
+    REQUIRE(run_gatkit("predict --model " + model + " --pairs " + clean + " --out " + dir.file("s.csv")).exit_code == 0);
+    std::vector<double> scores;
+    std::vector<int> labels;
+    const auto lines = lines_of(read_text(dir.file("s.csv")));
+    REQUIRE(lines.size() == 6);
+    for (std::size_t k = 1; k < lines.size(); ++k) {
+        std::vector<std::string> f;
+        std::stringstream in(lines[k]);
+        for (std::string cell; std::getline(in, cell, ',');) f.push_back(cell);
+        REQUIRE(f.size() >= 4);
+        labels.push_back(std::stoi(f[2]));
+        scores.push_back(std::stod(f[3]));
+    }
+    CHECK(read_json(dir.file("g.json"))["test_roc_auc"].get<double>() == Approx(gatkit::roc_auc(scores, labels)).margin(1e-12));
+    CHECK(read_json(dir.file("g.json"))["model_type"] == "gat");
+
+    // An edge model: accuracy is the share of pairs whose predicted class is their label.
+    const std::string edge = dir.file("e.gatkit");
+    REQUIRE(run_gatkit("train --task edge --data " + dir.write("net.csv", net.csv) + " --out " + edge + " --node-features degree --epochs 30" +
+                       kSmall.substr(0, kSmall.find(" --epochs"))).exit_code == 0);
+    const std::string labelled = dir.write("edges.csv", "src,dst,label\nu0_0,u0_1,inside\nu0_0,u1_1,between\nu3_2,u4_3,between\nu3_2,u3_5,inside\n");
+    REQUIRE(evaluate(edge, labelled, "e.json").exit_code == 0);
+    REQUIRE(run_gatkit("predict --model " + edge + " --pairs " + labelled + " --out " + dir.file("ep.csv")).exit_code == 0);
+    int agree = 0;
+    const auto predicted = lines_of(read_text(dir.file("ep.csv")));
+    REQUIRE(predicted.size() == 5);
+    CHECK(predicted[0] == "src,dst,label,predicted_class,p_between,p_inside,error");
+    for (std::size_t k = 1; k < predicted.size(); ++k) {
+        std::vector<std::string> f;
+        std::stringstream in(predicted[k]);
+        for (std::string cell; std::getline(in, cell, ',');) f.push_back(cell);
+        REQUIRE(f.size() >= 4);
+        agree += f[2] == f[3] ? 1 : 0;
+    }
+    const auto e = read_json(dir.file("e.json"));
+    CHECK(e["task"] == "edge");
+    CHECK(e["n_pairs"] == 4);
+    CHECK(e["test_accuracy"].get<double>() == Approx(agree / 4.0).margin(1e-12));
+    CHECK(e.contains("test_macro_f1"));
+
+    // Files that cannot be scored: one line naming the file (and line).
+    const auto refused = [&](const std::string& m, const std::string& file, const std::string& words) {
+        const CliResult r = run_gatkit("evaluate --model " + m + " --data " + file);
+        INFO(r.err);
+        CHECK(r.exit_code == 1);
+        CHECK(has(r.err, words));
+    };
+    refused(heuristic, dir.write("bad.csv", "src,dst,label\nu0_1,u0_2,yes\n"), "bad.csv:2: label 'yes' is not 0 or 1");
+    refused(heuristic, dir.write("nolabel.csv", "src,dst,y\nu0_1,u0_2,1\n"), "nolabel.csv:1: no 'label' column (the header has src, dst, y)");
+    refused(heuristic, dir.write("ones.csv", "src,dst,label\nu0_1,u0_2,1\n"), "all labelled 1");
+    refused(heuristic, dir.file("net.txt"), "a CSV of labelled node pairs");
+    refused(edge, dir.write("cls.csv", "src,dst,label\nu0_0,u0_1,sideways\n"), "cls.csv:2: label 'sideways' is not one of the model's classes (between, inside)");
 }
