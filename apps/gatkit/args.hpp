@@ -113,5 +113,7 @@ int run_graph_evaluate(const EvaluateArgs& a);
 // model file (one unless it is an ensemble).
 int run_tu_predict(const PredictArgs& a, std::vector<Model>& members);
 int run_tu_evaluate(const EvaluateArgs& a, std::vector<Model>& members);
+// gatkit embed (and predict --embeddings) for TU graph models: graph_id,g0,...,error to `out`.
+int run_tu_embed(const std::string& model_path, const std::string& data, const std::string& out, std::vector<Model>& members);
 
 }  // namespace gatkit::cli

@@ -276,8 +276,19 @@ int run_explain(const ExplainArgs& a) {
 // ---- embed
 
 int embed_molecules(const EmbedArgs& a) {
+    std::vector<Model> members = load_model_ensemble(a.model);
+    if (members.front().info().featurizer == "tu") {
+        // A TU model: the graphs of a TU folder.
+        if (!a.smiles.empty() || !a.smiles_column.empty() || a.format != "auto")
+            throw UserError(std::string(!a.smiles.empty() ? "--smiles" : !a.smiles_column.empty() ? "--smiles-column" : "--format") +
+                            " goes with molecule models; " + a.model + " reads TU folders");
+        if (a.data.empty()) throw UsageError("embed for a TU model needs --data: a TU folder");
+        if (!a.feature_file.empty() || !a.label_file.empty())
+            throw UsageError("--feature-file and --label-file go with node models; " + a.model + " reads TU folders");
+        return run_tu_embed(a.model, a.data, a.out, members);
+    }
+    check_molecule_featurizer(a.model, members.front().info(), "embed");
     if (a.smiles.empty() == a.data.empty()) throw UsageError("embed needs exactly one of --smiles and --data for a molecule model");
-    std::vector<Model> members = load_molecule_models(a.model, "embed");
     const Model& model = members.front();
     const MoleculeTable table = read_molecule_inputs(a.smiles, a.data, a.format, a.smiles_column, model.info(), model.config().pe, model.info().graph_features);
     if (!a.smiles.empty() && table.graph_of_record.front() < 0) throw UserError(table.error_of_record.front());

@@ -2,6 +2,7 @@
 // another folder in the same format (held-out graphs, new ones) read with the model's columns.
 #include "args.hpp"
 #include "common.hpp"
+#include "molecule_inputs.hpp"
 
 #include "gatkit/io/tu.hpp"
 #include "gatkit/model/model.hpp"
@@ -51,9 +52,7 @@ int run_tu_predict(const PredictArgs& a, std::vector<Model>& members) {
     if (!a.smiles_column.empty() || a.format != "auto")
         throw UserError(std::string(!a.smiles_column.empty() ? "--smiles-column" : "--format") + " goes with molecule files; " + a.model +
                         " reads TU folders");
-    if (!a.attention.empty() || !a.embeddings.empty())
-        throw UserError(std::string(!a.attention.empty() ? "--attention" : "--embeddings") + " is not available for TU graph models (" + a.model +
-                        "); predict writes their classes");
+    if (!a.attention.empty()) throw UserError("--attention is not available for TU graph models (" + a.model + "); predict writes their classes");
     const GraphDataset ds = read_tu_graphs(a.data, a.model, model, /*labels=*/false);
     std::vector<std::string> why;
     const std::vector<std::size_t> kept = graphs_within_mask(ds, model.config(), why);
@@ -98,6 +97,44 @@ int run_tu_predict(const PredictArgs& a, std::vector<Model>& members) {
     }
     const std::string where = write_output(a.out, out);
     std::cerr << ds.size() << " graphs (" << kept.size() << " predicted, " << ds.size() - kept.size() << " with errors) written to " << where << "\n";
+    return 0;
+}
+
+int run_tu_embed(const std::string& model_path, const std::string& data, const std::string& out_path, std::vector<Model>& members) {
+    const GraphDataset ds = read_tu_graphs(data, model_path, members.front(), /*labels=*/false);
+    std::vector<std::string> why;
+    graphs_within_mask(ds, members.front().config(), why);
+    // Each graph alone through each member: its pooled vector (an ensemble's side by side,
+    // m<k>_g<c>, as for molecules).
+    Matrix emb;
+    Eigen::Index width = 0;
+    for (std::size_t g = 0; g < ds.size(); ++g) {
+        if (!why[g].empty()) continue;
+        for (std::size_t k = 0; k < members.size(); ++k) {
+            forward_molecule(members[k], ds, g);
+            const Matrix& pooled = members[k].graph_embeddings();
+            if (emb.size() == 0) {
+                width = pooled.cols();
+                emb = Matrix::Zero(static_cast<Eigen::Index>(ds.size()), width * static_cast<Eigen::Index>(members.size()));
+            }
+            emb.block(static_cast<Eigen::Index>(g), static_cast<Eigen::Index>(k) * width, 1, width) = pooled.row(0);
+        }
+    }
+    std::string out = "graph_id";
+    for (Eigen::Index c = 0; c < emb.cols(); ++c)
+        out += members.size() > 1 ? ",m" + std::to_string(c / width + 1) + "_g" + std::to_string(c % width) : ",g" + std::to_string(c);
+    out += ",error\n";
+    std::size_t embedded = 0;
+    for (std::size_t g = 0; g < ds.size(); ++g) {
+        out += std::to_string(ds.source_rows[g]);
+        const bool ok = why[g].empty();
+        embedded += ok ? 1 : 0;
+        for (Eigen::Index c = 0; c < emb.cols(); ++c) out += "," + (ok ? float_text(emb(static_cast<Eigen::Index>(g), c)) : std::string());
+        out += "," + csv_field(why[g]) + "\n";
+    }
+    const std::string where = write_output(out_path, out);
+    std::cerr << ds.size() << " graphs (" << embedded << " embedded, " << ds.size() - embedded << " with errors), " << emb.cols()
+              << " values each, written to " << where << "\n";
     return 0;
 }
 

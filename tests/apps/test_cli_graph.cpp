@@ -1243,8 +1243,32 @@ TEST_CASE("TU models: predict and evaluate read other TU folders with the model'
         require_one_line_error(r);
         CHECK(has(r.err, "CLASS_graph_labels.txt:2: graph label '2' is not one of the model's classes (-1, 1)"));
     }
+    // The pooled vectors: embed and predict --embeddings write the same file, a row per graph;
+    // each graph's vector is its own (the same inside the whole folder and alone).
+    const CliResult emb = run_gatkit("embed --threads 1 --model " + shell_quote(model) + " --data " + shell_quote(only_chains) + " --out " +
+                                     shell_quote(dir.file("emb.csv")));
+    INFO("embed: " << emb.err);
+    REQUIRE(emb.exit_code == 0);
+    REQUIRE(run_gatkit("predict --threads 1 --model " + shell_quote(model) + " --data " + shell_quote(only_chains) + " --out " +
+                       shell_quote(dir.file("p2.csv")) + " --embeddings " + shell_quote(dir.file("emb2.csv")))
+                .exit_code == 0);
+    CHECK(read_text(dir.file("emb.csv")) == read_text(dir.file("emb2.csv")));
+    REQUIRE(run_gatkit("embed --threads 1 --model " + shell_quote(model) + " --data " + shell_quote(tu) + " --out " + shell_quote(dir.file("emb_all.csv")))
+                .exit_code == 0);
+    const auto vectors = parse_csv(read_text(dir.file("emb.csv"))), all_vectors = parse_csv(read_text(dir.file("emb_all.csv")));
+    REQUIRE(vectors.size() == 4);
+    REQUIRE(all_vectors.size() == 19);
+    CHECK(vectors[0].front() == "graph_id");
+    CHECK(vectors[0].back() == "error");
+    CHECK(vectors[0].size() == 2 + 16);  // 2 heads x 8, mean-pooled
+    for (std::size_t k = 0; k < chains.size(); ++k) {
+        const auto& whole = all_vectors[static_cast<std::size_t>(chains[k]) + 1];
+        REQUIRE(vectors[k + 1].size() == whole.size());
+        for (std::size_t c = 1; c + 1 < whole.size(); ++c) CHECK(std::stod(vectors[k + 1][c]) == Approx(std::stod(whole[c])).margin(1e-6));
+    }
+
     // Molecule options and outputs a TU model has no use for are refused.
-    for (const std::string& extra : std::vector<std::string>{" --smiles CCO", " --smiles-column s", " --format csv", " --embeddings " + dir.file("emb.csv")}) {
+    for (const std::string& extra : std::vector<std::string>{" --smiles CCO", " --smiles-column s", " --format csv", " --attention " + dir.file("att.csv")}) {
         const CliResult r = run_gatkit("predict --model " + shell_quote(model) + (has(extra, "--smiles ") ? "" : " --data " + shell_quote(tu)) + extra +
                                        " --out " + shell_quote(dir.file("y.csv")));
         INFO(extra << ": " << r.err);
