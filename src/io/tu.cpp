@@ -160,52 +160,42 @@ Matrix concat_columns(const Matrix& a, const Matrix& b) {
     return m;
 }
 
-// The labels or attributes of one TU file as columns: `columns` of them with a model's layout
-// (`fixed`), else as many as the file gives (labels: largest + 1). `what` names the file's kind
-// in messages ("node labels", ...); an empty `file` is a file the folder does not have.
+// The columns of one optional TU file: one-hot labels (`labels`) or attribute values. With a
+// model's layout (`part.fixed`) there are `part.columns` of them; else as many as the file gives
+// (labels: the largest + 1). `what` names the file's kind in messages ("node labels", ...); an
+// empty `file` is a file the folder does not have (`missing_name`). `columns` gets the count.
 struct LayoutPart {
     bool fixed = false;
     int columns = 0;
 };
 
-Matrix label_columns(const std::string& file, std::size_t expected, const std::string& expected_what, const LayoutPart& part,
-                     const std::string& missing_name, const char* what, int& columns) {
+Matrix layout_columns(bool labels, const std::string& file, std::size_t expected, const std::string& expected_what, const LayoutPart& part,
+                      const std::string& missing_name, const char* what, int& columns) {
     if (file.empty()) {
         if (part.fixed && part.columns > 0)
             throw IoError("cannot open '" + missing_name + "': the model was trained with " + what + " (" + std::to_string(part.columns) +
-                          " columns), so the graphs it reads need them");
+                          (labels ? " columns" : " per line") + "), so the graphs it reads need them");
         columns = 0;
         return Matrix(static_cast<Eigen::Index>(expected), 0);
     }
-    const std::vector<long> labels = read_label_file(file, expected, expected_what);
+    const std::vector<long> values = labels ? read_label_file(file, expected, expected_what) : std::vector<long>();
+    Matrix m = labels ? Matrix() : read_attribute_file(file, expected, expected_what);
     if (part.fixed && part.columns == 0) throw ParseError(file + ": the model was trained on graphs without " + what);
-    long width = labels.empty() ? 0 : *std::max_element(labels.begin(), labels.end()) + 1;
-    if (part.fixed) {
-        for (std::size_t k = 0; k < labels.size(); ++k)
-            if (labels[k] >= part.columns)
-                throw ParseError(file + ":" + std::to_string(k + 1) + ": label '" + std::to_string(labels[k]) + "' is not one the model knows (its " +
-                                 what + " are 0.." + std::to_string(part.columns - 1) + ")");
-        width = part.columns;
+    if (labels) {
+        long width = values.empty() ? 0 : *std::max_element(values.begin(), values.end()) + 1;
+        if (part.fixed) {
+            for (std::size_t k = 0; k < values.size(); ++k)
+                if (values[k] >= part.columns)
+                    throw ParseError(file + ":" + std::to_string(k + 1) + ": label '" + std::to_string(values[k]) + "' is not one the model knows (its " +
+                                     what + " are 0.." + std::to_string(part.columns - 1) + ")");
+            width = part.columns;
+        }
+        m = one_hot(values, width);
+    } else if (part.fixed && m.cols() != part.columns) {
+        throw ParseError(file + ":1: " + std::to_string(m.cols()) + " " + what + " per line, the model was trained with " + std::to_string(part.columns));
     }
-    columns = static_cast<int>(width);
-    return one_hot(labels, width);
-}
-
-Matrix attribute_columns(const std::string& file, std::size_t expected, const std::string& expected_what, const LayoutPart& part,
-                         const std::string& missing_name, const char* what, int& columns) {
-    if (file.empty()) {
-        if (part.fixed && part.columns > 0)
-            throw IoError("cannot open '" + missing_name + "': the model was trained with " + what + " (" + std::to_string(part.columns) +
-                          " per line), so the graphs it reads need them");
-        columns = 0;
-        return Matrix(static_cast<Eigen::Index>(expected), 0);
-    }
-    Matrix values = read_attribute_file(file, expected, expected_what);
-    if (part.fixed && part.columns == 0) throw ParseError(file + ": the model was trained on graphs without " + what);
-    if (part.fixed && values.cols() != part.columns)
-        throw ParseError(file + ":1: " + std::to_string(values.cols()) + " " + what + " per line, the model was trained with " + std::to_string(part.columns));
-    columns = static_cast<int>(values.cols());
-    return values;
+    columns = static_cast<int>(m.cols());
+    return m;
 }
 
 }  // namespace
@@ -305,10 +295,10 @@ GraphDataset load_tu(const std::string& path, const TuReadOptions& options) {
     // node features: one-hot labels, then attributes; a constant 1 when there are neither
     const std::string per_node = "one per node, as " + indicator_path;
     ds.tu_layout.assign(4, 0);
-    Matrix node_features = label_columns(tu_file(prefix, "node_labels"), N, per_node, part(0), prefix + "_node_labels.txt", "node labels",
+    Matrix node_features = layout_columns(true, tu_file(prefix, "node_labels"), N, per_node, part(0), prefix + "_node_labels.txt", "node labels",
                                          ds.tu_layout[0]);
     {
-        const Matrix attributes = attribute_columns(tu_file(prefix, "node_attributes"), N, per_node, part(1), prefix + "_node_attributes.txt",
+        const Matrix attributes = layout_columns(false, tu_file(prefix, "node_attributes"), N, per_node, part(1), prefix + "_node_attributes.txt",
                                                     "node attributes", ds.tu_layout[1]);
         for (Eigen::Index c = 0; c < attributes.cols(); ++c) ds.continuous_node_columns.push_back(static_cast<int>(node_features.cols() + c));
         node_features = concat_columns(node_features, attributes);
@@ -344,9 +334,9 @@ GraphDataset load_tu(const std::string& path, const TuReadOptions& options) {
 
     // edge features, row k for line k of A.txt
     const std::string per_edge = "one per edge, as " + a_path;
-    Matrix edge_features = label_columns(tu_file(prefix, "edge_labels"), a.lines.size(), per_edge, part(2), prefix + "_edge_labels.txt",
+    Matrix edge_features = layout_columns(true, tu_file(prefix, "edge_labels"), a.lines.size(), per_edge, part(2), prefix + "_edge_labels.txt",
                                          "edge labels", ds.tu_layout[2]);
-    edge_features = concat_columns(edge_features, attribute_columns(tu_file(prefix, "edge_attributes"), a.lines.size(), per_edge, part(3),
+    edge_features = concat_columns(edge_features, layout_columns(false, tu_file(prefix, "edge_attributes"), a.lines.size(), per_edge, part(3),
                                                                     prefix + "_edge_attributes.txt", "edge attributes", ds.tu_layout[3]));
 
     std::size_t repeated = 0;
