@@ -4,6 +4,7 @@
 #include "common.hpp"
 #include "molecule_inputs.hpp"
 
+#include "gatkit/io/atomic_file.hpp"
 #include "gatkit/io/tu.hpp"
 #include "gatkit/model/model.hpp"
 #include "gatkit/nn/masks.hpp"
@@ -52,7 +53,6 @@ int run_tu_predict(const PredictArgs& a, std::vector<Model>& members) {
     if (!a.smiles_column.empty() || a.format != "auto")
         throw UserError(std::string(!a.smiles_column.empty() ? "--smiles-column" : "--format") + " goes with molecule files; " + a.model +
                         " reads TU folders");
-    if (!a.attention.empty()) throw UserError("--attention is not available for TU graph models (" + a.model + "); predict writes their classes");
     const GraphDataset ds = read_tu_graphs(a.data, a.model, model, /*labels=*/false);
     std::vector<std::string> why;
     const std::vector<std::size_t> kept = graphs_within_mask(ds, model.config(), why);
@@ -94,6 +94,22 @@ int run_tu_predict(const PredictArgs& a, std::vector<Model>& members) {
         }
         out += "," + csv_field(why[g]) + "\n";
         if (ok) ++next;
+    }
+    if (!a.attention.empty()) {
+        // Each graph alone, so every row of α belongs to one graph: graph id, then the node
+        // indices within it (0-based, in DS_graph_indicator.txt order). An ensemble's rows say
+        // which member (1..N) they come from.
+        const bool ensemble = members.size() > 1;
+        std::string att = ensemble ? "graph_id,member,layer,head,src_node,dst_node,self_loop,alpha\n" : "graph_id,layer,head,src_node,dst_node,self_loop,alpha\n";
+        for (const std::size_t g : kept)
+            for (std::size_t k = 0; k < members.size(); ++k) {
+                const GraphBatchData b = forward_molecule(members[k], ds, g);
+                std::vector<std::string> nodes(static_cast<std::size_t>(b.x.rows()));
+                for (std::size_t i = 0; i < nodes.size(); ++i) nodes[i] = std::to_string(i);
+                att += attention_rows(members[k], nodes, std::to_string(ds.source_rows[g]) + "," + (ensemble ? std::to_string(k + 1) + "," : std::string()));
+            }
+        write_file_atomically(a.attention, att);
+        std::cerr << "attention coefficients written to " << a.attention << "\n";
     }
     const std::string where = write_output(a.out, out);
     std::cerr << ds.size() << " graphs (" << kept.size() << " predicted, " << ds.size() - kept.size() << " with errors) written to " << where << "\n";

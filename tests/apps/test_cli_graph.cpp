@@ -1267,8 +1267,26 @@ TEST_CASE("TU models: predict and evaluate read other TU folders with the model'
         for (std::size_t c = 1; c + 1 < whole.size(); ++c) CHECK(std::stod(vectors[k + 1][c]) == Approx(std::stod(whole[c])).margin(1e-6));
     }
 
-    // Molecule options and outputs a TU model has no use for are refused.
-    for (const std::string& extra : std::vector<std::string>{" --smiles CCO", " --smiles-column s", " --format csv", " --attention " + dir.file("att.csv")}) {
+    // --attention: α per graph, layer, head and edge (node indices within the graph); a node's
+    // incoming α sum to 1 per head.
+    REQUIRE(run_gatkit("predict --threads 1 --model " + shell_quote(model) + " --data " + shell_quote(only_chains) + " --out " +
+                       shell_quote(dir.file("p3.csv")) + " --attention " + shell_quote(dir.file("att.csv")))
+                .exit_code == 0);
+    const auto att = parse_csv(read_text(dir.file("att.csv")));
+    REQUIRE(att.size() > 1);
+    CHECK(att[0] == std::vector<std::string>{"graph_id", "layer", "head", "src_node", "dst_node", "self_loop", "alpha"});
+    std::map<std::tuple<std::string, std::string, std::string, std::string>, double> sums;
+    std::set<std::string> graphs;
+    for (std::size_t r = 1; r < att.size(); ++r) {
+        REQUIRE(att[r].size() == 7);
+        graphs.insert(att[r][0]);
+        sums[{att[r][0], att[r][1], att[r][2], att[r][4]}] += std::stod(att[r][6]);
+    }
+    CHECK(graphs == std::set<std::string>{"1", "2", "3"});
+    for (const auto& [key, sum] : sums) CHECK(sum == Approx(1.0).margin(1e-5));
+
+    // Molecule options a TU model has no use for are refused.
+    for (const std::string& extra : std::vector<std::string>{" --smiles CCO", " --smiles-column s", " --format csv"}) {
         const CliResult r = run_gatkit("predict --model " + shell_quote(model) + (has(extra, "--smiles ") ? "" : " --data " + shell_quote(tu)) + extra +
                                        " --out " + shell_quote(dir.file("y.csv")));
         INFO(extra << ": " << r.err);
