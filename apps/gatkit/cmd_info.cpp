@@ -77,12 +77,19 @@ void add_info_command(CLI::App& app, Action& action) {
                       << (k.pe != "none" ? ", pe " + k.pe + " " + k.pe_mode : "") << ")"
                       << (k.graph_dim > 0 ? "; molecule features " + info.graph_features + " (" + std::to_string(k.graph_dim) + " columns) into the head" : "")
                       << (info.node_feature_columns.empty() ? "" : "; " + std::to_string(info.node_feature_columns.size()) + " continuous node attribute columns standardised")
+                      << (info.tu_layout.size() == 4 ? "; TU columns: " + std::to_string(info.tu_layout[0]) + " node label, " + std::to_string(info.tu_layout[1]) +
+                                                           " node attribute, " + std::to_string(info.tu_layout[2]) + " edge label, " +
+                                                           std::to_string(info.tu_layout[3]) + " edge attribute"
+                                                     : "")
                       << (k.task == "node" ? ", normalisation " + info.feature_normalization : "") << "\n"
                       << "attention:  conv " << k.conv << ", mask " << k.mask << ", block " << k.block << "\n";
             const auto& names = k.task == "graph" && k.target_type != "multiclass" ? info.target_names : info.class_names;
             std::cout << (k.task == "graph" && k.target_type != "multiclass" ? "targets:    " : "classes:    ") << names.size() << " (";
             for (std::size_t i = 0; i < names.size(); ++i) std::cout << (i ? ", " : "") << names[i];
-            std::cout << ")\n";
+            std::cout << ")";
+            if (k.task == "graph" && k.target_type == "binary" && info.class_names.size() == 2)
+                std::cout << "; classes " << info.class_names[0] << " (0), " << info.class_names[1] << " (1)";
+            std::cout << "\n";
             if (members.size() > 1)
                 std::cout << "ensemble:   " << members.size() << " members, predictions averaged\n"
                           << "parameters: " << model.parameter_count() << " per member, " << model.parameter_count() * members.size() << " in all\n";

@@ -1160,6 +1160,9 @@ TEST_CASE("TU models: predict and evaluate read other TU folders with the model'
     INFO("train: " << t.err);
     REQUIRE(t.exit_code == 0);
     const nlohmann::json trained = load_json(dir.file("tu.json"));
+    const CliResult info = run_gatkit("info --model " + shell_quote(model));
+    CHECK(has(info.out, "TU columns: 3 node label, 0 node attribute, 0 edge label, 0 edge attribute"));
+    CHECK(has(info.out, "targets:    1 (label); classes -1 (0), 1 (1)"));
 
     // Every graph of the folder: graph_id, the class, a probability per class (summing to 1).
     const auto predict = [&](const std::string& data, const std::string& out) {
