@@ -267,7 +267,7 @@ int explain_node(const ExplainArgs& a) {
 int run_explain(const ExplainArgs& a) {
     use_threads(a.threads);
     const std::string kind = model_kind(a.model);
-    check_molecule_format_applies(a.format, kind, a.model);
+    check_molecule_format_applies(a.format, kind, a.model, a.smiles);
     if (kind == "graph") return explain_molecules(a);
     if (kind == "node") return explain_node(a);
     refuse("explain", a.model, kind);
@@ -351,7 +351,7 @@ int run_embed(const EmbedArgs& a) {
     use_threads(a.threads);
     if (a.out != "-") check_output_path("--out", a.out);
     const std::string kind = model_kind(a.model);
-    check_molecule_format_applies(a.format, kind, a.model);
+    check_molecule_format_applies(a.format, kind, a.model, a.smiles);
     if (kind == "graph") return embed_molecules(a);
     if (kind == "node") return embed_nodes(a);
     if (kind == "link" || kind == "edge") {

@@ -81,7 +81,7 @@ int run_predict(const PredictArgs& a) {
     const std::string kind = model_kind(a.model);
     const std::string task = kind == "heuristic" ? "link" : kind == "fingerprint" ? "graph" : kind;
     if (!a.task.empty() && a.task != task) throw UserError("--task " + a.task + ": " + a.model + " is a " + task + " model");
-    check_molecule_format_applies(a.format, kind, a.model);
+    check_molecule_format_applies(a.format, kind, a.model, a.smiles);
     if (kind == "link" || kind == "edge" || kind == "heuristic") {
         if (!a.out.empty() && a.out != "-") check_output_path("--out", a.out);
         if (!a.attention.empty()) {

@@ -54,9 +54,10 @@ CLI::Option* add_molecule_format_option(CLI::App* c, std::string& format) {
         ->capture_default_str();
 }
 
-void check_molecule_format_applies(const std::string& format, const std::string& kind, const std::string& model) {
-    if (format != "auto" && kind != "graph" && kind != "fingerprint")
-        throw UserError("--format " + format + " applies to molecule files; " + model + " is a " + kind + " model");
+void check_molecule_format_applies(const std::string& format, const std::string& kind, const std::string& model, const std::string& smiles) {
+    if (format == "auto") return;
+    if (kind != "graph" && kind != "fingerprint") throw UserError("--format " + format + " applies to molecule files; " + model + " is a " + kind + " model");
+    if (!smiles.empty()) throw UsageError("--format " + format + " names the format of a --data file; --smiles reads none");
 }
 
 std::string float_text(double v) {

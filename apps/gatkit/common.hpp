@@ -47,9 +47,9 @@ CLI::Validator seed_value();
 // --format auto|csv|smi|sdf of the commands that read molecule files with a trained model
 // (predict, evaluate, explain, embed): `auto` tells the format from the file name, as training
 // does. `check_molecule_format_applies` refuses an explicit one for a model that reads no
-// molecule file (`kind`: the model file's task).
+// molecule file (`kind`: the model file's task), and beside --smiles (`smiles`), which reads none.
 CLI::Option* add_molecule_format_option(CLI::App* c, std::string& format);
-void check_molecule_format_applies(const std::string& format, const std::string& kind, const std::string& model);
+void check_molecule_format_applies(const std::string& format, const std::string& kind, const std::string& model, const std::string& smiles = "");
 
 // A value as output files write it: the shortest text that reads back to the same float32 (the
 // precision models compute in), "" for NaN (an empty CSV field: no value).

@@ -511,6 +511,8 @@ TEST_CASE("graph predict keeps one row per input row, with the input columns and
         const CliResult as_sdf = run_gatkit("predict" + q + " --format sdf --out " + shell_quote(dir.file("s.csv")));
         CHECK(as_sdf.exit_code == 1);
         CHECK_FALSE(fs::exists(dir.file("s.csv")));
+        // Beside --smiles, which reads no file: a usage error.
+        CHECK(run_gatkit("predict --model " + shell_quote(model) + " --smiles CCO --format csv").exit_code == 2);
         // Not one of the formats: a usage error from the option itself.
         CHECK(run_gatkit("predict" + q + " --format tu --out " + shell_quote(dir.file("s.csv"))).exit_code == 2);
     }
