@@ -1,5 +1,6 @@
-// gatkit predict and evaluate for graph models trained on a TU folder (MUTAG, PROTEINS, ...):
-// another folder in the same format (held-out graphs, new ones) read with the model's columns.
+// gatkit predict, evaluate and embed for graph models trained on a TU folder (MUTAG, PROTEINS,
+// ...): another folder in the same format (held-out graphs, new ones) read with the model's
+// columns and classes.
 #include "args.hpp"
 #include "common.hpp"
 #include "molecule_inputs.hpp"
