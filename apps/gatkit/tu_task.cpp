@@ -20,8 +20,13 @@ namespace gatkit::cli {
 namespace {
 
 // The folder's graphs with the model's feature columns, classes and positional encodings.
-// `labels`: DS_graph_labels.txt is required (evaluate) or optional (predict).
-GraphDataset read_tu_graphs(const std::string& data, const std::string& model_path, const Model& model, bool labels) {
+// `labels`: DS_graph_labels.txt is required (evaluate) or optional (predict). A --smiles-column
+// or --format (molecule files' options) given with it is refused.
+GraphDataset read_tu_graphs(const std::string& data, const std::string& model_path, const Model& model, bool labels,
+                            const std::string& smiles_column = "", const std::string& format = "auto") {
+    if (!smiles_column.empty() || format != "auto")
+        throw UserError(std::string(!smiles_column.empty() ? "--smiles-column" : "--format") + " goes with molecule files; " + model_path +
+                        " reads TU folders");
     const ModelInfo& info = model.info();
     if (info.tu_layout.empty())
         throw UserError(model_path + ": a TU model written before gatkit kept the columns of TU graphs; train it again to read other folders with it");
@@ -51,10 +56,7 @@ std::vector<std::size_t> graphs_within_mask(const GraphDataset& ds, const ModelC
 int run_tu_predict(const PredictArgs& a, std::vector<Model>& members) {
     const Model& model = members.front();
     if (!a.smiles.empty()) throw UserError("--smiles needs a molecule model; " + a.model + " was trained on TU graphs (give their folder with --data)");
-    if (!a.smiles_column.empty() || a.format != "auto")
-        throw UserError(std::string(!a.smiles_column.empty() ? "--smiles-column" : "--format") + " goes with molecule files; " + a.model +
-                        " reads TU folders");
-    const GraphDataset ds = read_tu_graphs(a.data, a.model, model, /*labels=*/false);
+    const GraphDataset ds = read_tu_graphs(a.data, a.model, model, /*labels=*/false, a.smiles_column, a.format);
     std::vector<std::string> why;
     const std::vector<std::size_t> kept = graphs_within_mask(ds, model.config(), why);
     const Matrix pred = kept.empty() ? Matrix(0, model.config().num_classes) : predict_graphs(model_pointers(members), ds, kept);
@@ -157,10 +159,7 @@ int run_tu_embed(const std::string& model_path, const std::string& data, const s
 
 int run_tu_evaluate(const EvaluateArgs& a, std::vector<Model>& members) {
     const Model& model = members.front();
-    if (!a.smiles_column.empty() || a.format != "auto")
-        throw UserError(std::string(!a.smiles_column.empty() ? "--smiles-column" : "--format") + " goes with molecule files; " + a.model +
-                        " reads TU folders");
-    const GraphDataset ds = read_tu_graphs(a.data, a.model, model, /*labels=*/true);
+    const GraphDataset ds = read_tu_graphs(a.data, a.model, model, /*labels=*/true, a.smiles_column, a.format);
     std::vector<std::string> why;
     const std::vector<std::size_t> kept = graphs_within_mask(ds, model.config(), why);
     if (kept.size() < ds.size())
