@@ -114,6 +114,8 @@ int run_graph_evaluate(const EvaluateArgs& a);
 int run_tu_predict(const PredictArgs& a, std::vector<Model>& members);
 int run_tu_evaluate(const EvaluateArgs& a, std::vector<Model>& members);
 // gatkit embed (and predict --embeddings) for TU graph models: graph_id,g0,...,error to `out`.
-int run_tu_embed(const std::string& model_path, const std::string& data, const std::string& out, std::vector<Model>& members);
+// --smiles-column and --format (molecule file options) are refused.
+int run_tu_embed(const std::string& model_path, const std::string& data, const std::string& smiles_column, const std::string& format,
+                 const std::string& out, std::vector<Model>& members);
 
 }  // namespace gatkit::cli

@@ -278,14 +278,12 @@ int run_explain(const ExplainArgs& a) {
 int embed_molecules(const EmbedArgs& a) {
     std::vector<Model> members = load_model_ensemble(a.model);
     if (members.front().info().featurizer == "tu") {
-        // A TU model: the graphs of a TU folder.
-        if (!a.smiles.empty() || !a.smiles_column.empty() || a.format != "auto")
-            throw UserError(std::string(!a.smiles.empty() ? "--smiles" : !a.smiles_column.empty() ? "--smiles-column" : "--format") +
-                            " goes with molecule models; " + a.model + " reads TU folders");
+        // A TU model: the graphs of a TU folder (run_tu_embed refuses the molecule file options).
+        if (!a.smiles.empty()) throw UserError("--smiles needs a molecule model; " + a.model + " was trained on TU graphs (give their folder with --data)");
         if (a.data.empty()) throw UsageError("embed for a TU model needs --data: a TU folder");
         if (!a.feature_file.empty() || !a.label_file.empty())
             throw UsageError("--feature-file and --label-file go with node models; " + a.model + " reads TU folders");
-        return run_tu_embed(a.model, a.data, a.out, members);
+        return run_tu_embed(a.model, a.data, a.smiles_column, a.format, a.out, members);
     }
     check_molecule_featurizer(a.model, members.front().info(), "embed");
     if (a.smiles.empty() == a.data.empty()) throw UsageError("embed needs exactly one of --smiles and --data for a molecule model");
@@ -298,21 +296,10 @@ int embed_molecules(const EmbedArgs& a) {
     // Each molecule alone: graph_embeddings() is then its one pooled row. An ensemble's members
     // each give their own vector, side by side (columns m<k>_g<c>, k = 1..N), as Chemprop's
     // fingerprint command writes one per model.
-    Matrix emb;
-    Eigen::Index width = 0;
-    for (std::size_t g = 0; g < table.data.size(); ++g)
-        for (std::size_t k = 0; k < members.size(); ++k) {
-            forward_molecule(members[k], table.data, g);
-            const Matrix& pooled = members[k].graph_embeddings();
-            if (g == 0 && k == 0) {
-                width = pooled.cols();
-                emb.resize(static_cast<Eigen::Index>(table.data.size()), width * static_cast<Eigen::Index>(members.size()));
-            }
-            emb.block(static_cast<Eigen::Index>(g), static_cast<Eigen::Index>(k) * width, 1, width) = pooled.row(0);
-        }
+    std::vector<std::string> columns;
+    const Matrix emb = pooled_embeddings(members, table.data, std::vector<bool>(table.data.size(), true), columns);
     std::string out = named ? "row,smiles,name" : "row,smiles";
-    for (Eigen::Index c = 0; c < emb.cols(); ++c)
-        out += members.size() > 1 ? ",m" + std::to_string(c / width + 1) + "_g" + std::to_string(c % width) : ",g" + std::to_string(c);
+    for (const auto& c : columns) out += "," + c;
     out += ",error\n";
     for (std::size_t r = 0; r < table.num_records(); ++r) {
         out += std::to_string(r + 1) + "," + csv_field(smiles[r]);

@@ -67,6 +67,11 @@ std::string float_text(double v) {
     return std::string(buf, r.ptr);
 }
 
+std::string trimmed(const std::string& s) {
+    const auto first = s.find_first_not_of(" \t\r");
+    return first == std::string::npos ? std::string() : s.substr(first, s.find_last_not_of(" \t\r") - first + 1);
+}
+
 std::string csv_field(const std::string& s) {
     if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
     std::string out = "\"";
@@ -88,6 +93,17 @@ void check_output_path(const std::string& flag, const std::string& path) {
         throw UserError(flag + " " + path + ": folder '" + dir.string() + "' does not exist");
     if (::access(dir.c_str(), W_OK) != 0) throw UserError(flag + " " + path + ": folder '" + dir.string() + "' is not writable");
     if (std::filesystem::is_directory(path, ec)) throw UserError(flag + " " + path + ": is a folder, expected a file name");
+}
+
+nlohmann::json metric_json(double v) { return std::isnan(v) ? nlohmann::json(nullptr) : nlohmann::json(v); }
+
+void report_test_metrics(const std::string& title, const std::map<std::string, double>& metrics, nlohmann::json& m) {
+    std::cout << title << ":";
+    for (const auto& [name, v] : metrics) {
+        m["test_" + name] = metric_json(v);
+        std::cout << " test_" << name << " " << (std::isnan(v) ? std::string("nan") : float_text(v));
+    }
+    std::cout << "\n";
 }
 
 std::string header_beside_input(const std::vector<std::string>& input, const std::vector<std::string>& appended) {

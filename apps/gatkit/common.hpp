@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include <functional>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -55,8 +56,17 @@ void check_molecule_format_applies(const std::string& format, const std::string&
 // precision models compute in), "" for NaN (an empty CSV field: no value).
 std::string float_text(double v);
 
+// `s` without its leading and trailing blanks (spaces, tabs, carriage returns).
+std::string trimmed(const std::string& s);
+
 // CSV field quoting (RFC 4180).
 std::string csv_field(const std::string& s);
+// A metric as JSON: null for NaN (an undefined metric; JSON has no NaN).
+nlohmann::json metric_json(double v);
+// gatkit evaluate's report: each metric as test_<name> in `m` (metric_json) and on one stdout
+// line after `title` ("nan" there for an undefined one).
+void report_test_metrics(const std::string& title, const std::map<std::string, double>& metrics, nlohmann::json& m);
+
 // The header of an output that repeats the input's columns and then appends its own
 // (`appended`: p_<target>, score, error, ...): an input column that already bears one of the
 // appended names (a predictions file read back in) is written as input_<name> (prefixed again

@@ -457,7 +457,6 @@ int run_graph_predict(const PredictArgs& a) {
     // Output columns: one per target (probability or value), or one per class.
     const std::vector<std::string> columns = prediction_columns(target_type, info);
     const auto C = static_cast<Eigen::Index>(columns.size());
-    const bool full_mask = model && parse_mask(model->config().mask).kind == MaskKind::full;
 
     // One part's predictions: rows of `pred` for its graphs `kept`, `why` for the others. A
     // molecule that has more atoms than a full mask attends over (the model's max_full_nodes) is
@@ -473,14 +472,11 @@ int run_graph_predict(const PredictArgs& a) {
     const auto predict_part = [&](GraphDataset& data, std::vector<Model>& mine) {
         add_positional_encodings(data, model ? model->config().pe : "none");
         PartPredictions out;
-        out.why.resize(data.size());
-        for (std::size_t g = 0; g < data.size(); ++g) {
-            const NodeId n = data.graphs[g].graph.num_nodes();
-            if (full_mask && n > model->config().max_full_nodes)
-                out.why[g] = std::to_string(n) + " atoms, more than the " + std::to_string(model->config().max_full_nodes) +
-                             " the model attends over in full (--mask full, --max-full-nodes)";
-            else
-                out.kept.push_back(g);
+        if (model) {
+            out.kept = graphs_within_full_mask(data, model->config(), "atoms", out.why);
+        } else {
+            out.why.resize(data.size());
+            for (std::size_t g = 0; g < data.size(); ++g) out.kept.push_back(g);
         }
         out.pred.resize(0, C);
         if (!out.kept.empty()) {
@@ -532,19 +528,10 @@ int run_graph_predict(const PredictArgs& a) {
     if (!a.attention.empty()) {
         // One molecule at a time, so every row of α belongs to one molecule: input row, atom
         // indices. An ensemble's rows say which member (1..N) they come from.
-        const bool ensemble = members.size() > 1;
-        std::string att = ensemble ? "row,member,layer,head,src_atom,dst_atom,self_loop,alpha\n" : "row,layer,head,src_atom,dst_atom,self_loop,alpha\n";
-        for (std::size_t r = 0; r < table.records.size(); ++r) {
-            const long g = table.graph_of_record[r];
-            if (g < 0 || !row_error[r].empty()) continue;
-            for (std::size_t k = 0; k < members.size(); ++k) {
-                const GraphBatchData b = forward_molecule(members[k], table.data, static_cast<std::size_t>(g));
-                std::vector<std::string> atoms(static_cast<std::size_t>(b.x.rows()));
-                for (std::size_t i = 0; i < atoms.size(); ++i) atoms[i] = std::to_string(i);
-                att += attention_rows(members[k], atoms, std::to_string(r + 1) + "," + (ensemble ? std::to_string(k + 1) + "," : std::string()));
-            }
-        }
-        write_file_atomically(a.attention, att);
+        std::vector<std::pair<std::size_t, std::string>> graphs;
+        for (std::size_t r = 0; r < table.records.size(); ++r)
+            if (table.graph_of_record[r] >= 0 && row_error[r].empty()) graphs.emplace_back(static_cast<std::size_t>(table.graph_of_record[r]), std::to_string(r + 1));
+        write_file_atomically(a.attention, per_graph_attention(members, table.data, graphs, "row", "atom"));
         std::cerr << "attention coefficients written to " << a.attention << "\n";
     }
     std::vector<std::string> appended = columns;
@@ -589,19 +576,15 @@ int run_graph_evaluate(const EvaluateArgs& a) {
             throw UserError(a.data + ": " + e.what());
         }
     }
-    std::size_t too_large = 0;
     std::vector<std::size_t> kept;
     if (!fp) {
-        const ModelConfig& c = members.front().config();
-        add_positional_encodings(data, c.pe);
-        const bool full_mask = parse_mask(c.mask).kind == MaskKind::full;
-        for (std::size_t g = 0; g < data.size(); ++g) {
-            if (full_mask && data.graphs[g].graph.num_nodes() > c.max_full_nodes) ++too_large;
-            else kept.push_back(g);
-        }
+        add_positional_encodings(data, members.front().config().pe);
+        std::vector<std::string> why;
+        kept = graphs_within_full_mask(data, members.front().config(), "atoms", why);
     } else {
         for (std::size_t g = 0; g < data.size(); ++g) kept.push_back(g);
     }
+    const std::size_t too_large = data.size() - kept.size();
     const std::size_t rows = table.num_records(), skipped = data.report.n_skipped();
     if (skipped > 0) {
         const auto& first = data.report.skipped.front();
@@ -633,7 +616,6 @@ int run_graph_evaluate(const EvaluateArgs& a) {
     std::map<std::string, std::vector<double>> per_task;
     const Metrics metrics = evaluate_predictions(target_type, pred, targets, &per_task);
 
-    const auto value = [](double v) { return std::isnan(v) ? nlohmann::json(nullptr) : nlohmann::json(v); };
     nlohmann::json m = {{"task", "graph"},
                         {"data", a.data},
                         {"model", a.model},
@@ -643,16 +625,13 @@ int run_graph_evaluate(const EvaluateArgs& a) {
                         {"n_graphs", kept.size()},
                         {"n_skipped", skipped + too_large},
                         {"threads", thread_count()}};
-    for (const auto& [name, v] : metrics) m["test_" + name] = value(v);
     if (targets.cols() > 1)
         for (const auto& [name, values] : per_task) {
             nlohmann::json obj;
-            for (std::size_t t = 0; t < values.size(); ++t) obj[info.target_names[t]] = value(values[t]);
+            for (std::size_t t = 0; t < values.size(); ++t) obj[info.target_names[t]] = metric_json(values[t]);
             m["test_" + name + "_per_task"] = obj;
         }
-    std::cout << data.name << " (" << kept.size() << " molecules, " << target_type << "):";
-    for (const auto& [name, v] : metrics) std::cout << " test_" << name << " " << (std::isnan(v) ? std::string("nan") : float_text(v));
-    std::cout << "\n";
+    report_test_metrics(data.name + " (" + std::to_string(kept.size()) + " molecules, " + target_type + ")", metrics, m);
     if (!a.metrics_json.empty()) write_json(a.metrics_json, m);
     return 0;
 }

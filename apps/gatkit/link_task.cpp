@@ -526,6 +526,29 @@ std::pair<std::vector<std::string>, std::vector<PairRow>> read_pairs(const std::
     return {header, rows};
 }
 
+// A pairs-file row with another field count than its header (an unquoted comma?) cannot be read:
+// which field is which cannot be told. Says so ("" when the count is right).
+std::string field_count_problem(const std::vector<std::string>& f, const std::vector<std::string>& header) {
+    if (f.size() == header.size()) return {};
+    std::string why = "row has " + std::to_string(f.size()) + " fields, the header has " + std::to_string(header.size()) + " (an unquoted comma?)";
+    if (f.size() > header.size()) {
+        std::string extra;
+        for (std::size_t k = header.size(); k < f.size(); ++k) extra += (extra.empty() ? "" : ",") + f[k];
+        why += "; beyond the header: " + clip(extra, 60);
+    }
+    return why;
+}
+
+// The pair a row's first two fields name, or why it has none (an unknown node, a node paired
+// with itself): "" and `pair` set when it can be scored.
+std::string pair_problem(const std::vector<std::string>& f, const PairScorer& s, NodePair& pair) {
+    const auto u = s.find(f[0]), v = s.find(f[1]);
+    if (!u || !v) return "unknown node '" + (!u ? f[0] : f[1]) + "'";
+    if (*u == *v) return "a node paired with itself";
+    pair = {*u, *v};
+    return {};
+}
+
 int predict_pairs(const PredictArgs& a, const PairScorer& s) {
     const auto [header, rows] = read_pairs(a.pairs);
     std::vector<NodePair> pairs;
@@ -537,27 +560,12 @@ int predict_pairs(const PredictArgs& a, const PairScorer& s) {
             error[r] = "missing src or dst";
             continue;
         }
-        // A CSV row with another field count than its header (an unquoted comma?) is not
-        // scored: which field is which cannot be told, and the output keeps the header's width.
-        if (f.size() != header.size()) {
-            error[r] = "row has " + std::to_string(f.size()) + " fields, the header has " + std::to_string(header.size()) + " (an unquoted comma?)";
-            if (f.size() > header.size()) {
-                std::string extra;
-                for (std::size_t k = header.size(); k < f.size(); ++k) extra += (extra.empty() ? "" : ",") + f[k];
-                error[r] += "; beyond the header: " + clip(extra, 60);
-            }
-            continue;
-        }
-        const auto u = s.find(f[0]), v = s.find(f[1]);
-        if (!u || !v) {
-            error[r] = "unknown node '" + (!u ? f[0] : f[1]) + "'";
-            continue;
-        }
-        if (*u == *v) {
-            error[r] = "a node paired with itself";
-            continue;
-        }
-        pairs.emplace_back(*u, *v);
+        // Not scored: the output keeps the header's width and says why in `error`.
+        NodePair pair;
+        error[r] = field_count_problem(f, header);
+        if (error[r].empty()) error[r] = pair_problem(f, s, pair);
+        if (!error[r].empty()) continue;
+        pairs.push_back(pair);
         scored.push_back(r);
     }
     const Matrix p = s.score(pairs);
@@ -722,13 +730,11 @@ int run_link_evaluate(const EvaluateArgs& a) {
     };
     for (const PairRow& row : rows) {
         const auto& f = row.fields;
-        if (f.size() != header.size()) {
-            skip(row, "row has " + std::to_string(f.size()) + " fields, the header has " + std::to_string(header.size()));
+        if (const std::string why = field_count_problem(f, header); !why.empty()) {
+            skip(row, why);
             continue;
         }
-        const std::string& cell = f[label_col];
-        const auto first = cell.find_first_not_of(" \t\r");
-        const std::string label = first == std::string::npos ? std::string() : cell.substr(first, cell.find_last_not_of(" \t\r") - first + 1);
+        const std::string label = trimmed(f[label_col]);
         if (label.empty()) {
             skip(row, "no label");
             continue;
@@ -749,16 +755,12 @@ int run_link_evaluate(const EvaluateArgs& a) {
             throw UserError(a.data + ":" + std::to_string(row.line) + ": label '" + clip(label, 60) +
                             "' is not 0 or 1 (1: the pair is an edge, 0: it is not)");
         }
-        const auto u = s.find(f[0]), v = s.find(f[1]);
-        if (!u || !v) {
-            skip(row, "unknown node '" + (!u ? f[0] : f[1]) + "'");
+        NodePair pair;
+        if (const std::string why = pair_problem(f, s, pair); !why.empty()) {
+            skip(row, why);
             continue;
         }
-        if (*u == *v) {
-            skip(row, "a node paired with itself");
-            continue;
-        }
-        pairs.emplace_back(*u, *v);
+        pairs.push_back(pair);
         labels.push_back(y);
     }
     if (skipped > 0) std::cerr << skipped << " of " << rows.size() << " pairs left out, not evaluated (first: " << first_reason << ")\n";
@@ -794,12 +796,7 @@ int run_link_evaluate(const EvaluateArgs& a) {
         m["n_positive"] = n_pos;
         m["n_negative"] = labels.size() - n_pos;
     }
-    std::cout << a.data << " (" << pairs.size() << " pairs, " << task << "):";
-    for (const auto& [name, v] : metrics) {
-        m["test_" + name] = std::isnan(v) ? nlohmann::json(nullptr) : nlohmann::json(v);
-        std::cout << " test_" << name << " " << (std::isnan(v) ? std::string("nan") : float_text(v));
-    }
-    std::cout << "\n";
+    report_test_metrics(a.data + " (" + std::to_string(pairs.size()) + " pairs, " + task + ")", metrics, m);
     if (!a.metrics_json.empty()) write_json(a.metrics_json, m);
     return 0;
 }

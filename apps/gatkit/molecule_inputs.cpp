@@ -1,11 +1,13 @@
 #include "molecule_inputs.hpp"
 
+#include "args.hpp"
 #include "common.hpp"
 
 #include "gatkit/chem/featurize.hpp"
 #include "gatkit/chem/smiles.hpp"
 #include "gatkit/core/error.hpp"
 #include "gatkit/model/model_file.hpp"
+#include "gatkit/nn/masks.hpp"
 #include "gatkit/train/fit.hpp"
 #include "gatkit/train/graph_trainer.hpp"
 
@@ -76,22 +78,18 @@ MoleculeTable read_molecule_inputs(const std::string& smiles, const std::string&
 std::vector<std::string> record_smiles(const MoleculeTable& table, const std::string& smiles_column, const ModelInfo& info) {
     // The column load_molecules read: the one named, else the one named "smiles" in any case
     // (.smi and SDF tables have "smiles" first).
-    const auto trim = [](const std::string& s) {
-        const auto first = s.find_first_not_of(" \t\r");
-        return first == std::string::npos ? std::string() : s.substr(first, s.find_last_not_of(" \t\r") - first + 1);
-    };
     const std::string named = smiles_column.empty() ? info.smiles_column : smiles_column;
     const auto& h = table.header;
     auto it = std::find(h.begin(), h.end(), named);
     if (named.empty() || it == h.end())
         it = std::find_if(h.begin(), h.end(), [&](const std::string& c) {
-            std::string lower = trim(c);
+            std::string lower = trimmed(c);
             std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char ch) { return std::tolower(ch); });
             return lower == "smiles";
         });
     const std::size_t col = it == h.end() ? 0 : static_cast<std::size_t>(it - h.begin());
     std::vector<std::string> out;
-    for (const auto& record : table.records) out.push_back(col < record.size() ? trim(record[col]) : std::string());
+    for (const auto& record : table.records) out.push_back(col < record.size() ? trimmed(record[col]) : std::string());
     return out;
 }
 
@@ -99,6 +97,59 @@ GraphBatchData forward_molecule(Model& model, const GraphDataset& data, std::siz
     GraphBatchData b = make_batch_data(data, {g});
     model.forward(b.batch, b.x, &b.edge_attr, /*training=*/false, nullptr, &b.u);
     return b;
+}
+
+std::vector<std::size_t> graphs_within_full_mask(const GraphDataset& data, const ModelConfig& config, const std::string& unit,
+                                                 std::vector<std::string>& why) {
+    why.assign(data.size(), "");
+    std::vector<std::size_t> kept;
+    const bool full_mask = parse_mask(config.mask).kind == MaskKind::full;
+    for (std::size_t g = 0; g < data.size(); ++g) {
+        const NodeId n = data.graphs[g].graph.num_nodes();
+        if (full_mask && n > config.max_full_nodes)
+            why[g] = std::to_string(n) + " " + unit + ", more than the " + std::to_string(config.max_full_nodes) +
+                     " the model attends over in full (--mask full, --max-full-nodes)";
+        else
+            kept.push_back(g);
+    }
+    return kept;
+}
+
+std::string per_graph_attention(std::vector<Model>& members, const GraphDataset& data,
+                                const std::vector<std::pair<std::size_t, std::string>>& graphs, const std::string& id_column,
+                                const std::string& unit) {
+    const bool ensemble = members.size() > 1;
+    std::string out = id_column + (ensemble ? ",member" : "") + ",layer,head,src_" + unit + ",dst_" + unit + ",self_loop,alpha\n";
+    for (const auto& [g, id] : graphs)
+        for (std::size_t k = 0; k < members.size(); ++k) {
+            const GraphBatchData b = forward_molecule(members[k], data, g);
+            std::vector<std::string> nodes(static_cast<std::size_t>(b.x.rows()));
+            for (std::size_t i = 0; i < nodes.size(); ++i) nodes[i] = std::to_string(i);
+            out += attention_rows(members[k], nodes, id + "," + (ensemble ? std::to_string(k + 1) + "," : std::string()));
+        }
+    return out;
+}
+
+Matrix pooled_embeddings(std::vector<Model>& members, const GraphDataset& data, const std::vector<bool>& run,
+                         std::vector<std::string>& columns) {
+    Matrix emb;
+    Eigen::Index width = 0;
+    for (std::size_t g = 0; g < data.size(); ++g) {
+        if (!run[g]) continue;
+        for (std::size_t k = 0; k < members.size(); ++k) {
+            forward_molecule(members[k], data, g);
+            const Matrix& pooled = members[k].graph_embeddings();
+            if (emb.size() == 0) {
+                width = pooled.cols();
+                emb = Matrix::Zero(static_cast<Eigen::Index>(data.size()), width * static_cast<Eigen::Index>(members.size()));
+            }
+            emb.block(static_cast<Eigen::Index>(g), static_cast<Eigen::Index>(k) * width, 1, width) = pooled.row(0);
+        }
+    }
+    columns.clear();
+    for (Eigen::Index c = 0; c < emb.cols(); ++c)
+        columns.push_back(members.size() > 1 ? "m" + std::to_string(c / width + 1) + "_g" + std::to_string(c % width) : "g" + std::to_string(c));
+    return emb;
 }
 
 }  // namespace gatkit::cli

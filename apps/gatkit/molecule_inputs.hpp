@@ -42,4 +42,24 @@ std::vector<std::string> record_smiles(const MoleculeTable& table, const std::st
 // Returns that batch: keep it while reading the attention, whose graph may be the batch's own.
 GraphBatchData forward_molecule(Model& model, const GraphDataset& data, std::size_t g);
 
+// The graphs of `data` a model attends over: all of them, except that under --mask full a graph
+// with more nodes than config.max_full_nodes is left out and why[g] says so ("<n> <unit>, more
+// than the ..."; empty for the graphs kept, which are returned in order).
+std::vector<std::size_t> graphs_within_full_mask(const GraphDataset& data, const ModelConfig& config, const std::string& unit,
+                                                 std::vector<std::string>& why);
+
+// α of each listed graph run alone through each member, as predict --attention writes it: the
+// header, then one row per graph, member (ensembles only), layer, head and edge. A row starts with
+// the graph's id (`graphs`: (graph of `data`, its id)); nodes are the indices within the graph.
+// `id_column` and `unit` name the columns: <id_column>[,member],layer,head,src_<unit>,dst_<unit>,...
+std::string per_graph_attention(std::vector<Model>& members, const GraphDataset& data,
+                                const std::vector<std::pair<std::size_t, std::string>>& graphs, const std::string& id_column,
+                                const std::string& unit);
+
+// The pooled vector of each graph of `data` that `run` marks, run alone through each member (the
+// readout's output), members side by side: row g of the result (other rows zero; no columns when
+// no graph runs). `columns` gets the header names: g<c>, or m<k>_g<c> for an ensemble.
+Matrix pooled_embeddings(std::vector<Model>& members, const GraphDataset& data, const std::vector<bool>& run,
+                         std::vector<std::string>& columns);
+
 }  // namespace gatkit::cli

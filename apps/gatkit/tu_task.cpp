@@ -8,11 +8,9 @@
 #include "gatkit/io/atomic_file.hpp"
 #include "gatkit/io/tu.hpp"
 #include "gatkit/model/model.hpp"
-#include "gatkit/nn/masks.hpp"
 #include "gatkit/train/fit.hpp"
 #include "gatkit/train/graph_trainer.hpp"
 
-#include <cmath>
 #include <iostream>
 
 namespace gatkit::cli {
@@ -23,7 +21,7 @@ namespace {
 // `labels`: DS_graph_labels.txt is required (evaluate) or optional (predict). A --smiles-column
 // or --format (molecule files' options) given with it is refused.
 GraphDataset read_tu_graphs(const std::string& data, const std::string& model_path, const Model& model, bool labels,
-                            const std::string& smiles_column = "", const std::string& format = "auto") {
+                            const std::string& smiles_column, const std::string& format) {
     if (!smiles_column.empty() || format != "auto")
         throw UserError(std::string(!smiles_column.empty() ? "--smiles-column" : "--format") + " goes with molecule files; " + model_path +
                         " reads TU folders");
@@ -35,22 +33,6 @@ GraphDataset read_tu_graphs(const std::string& data, const std::string& model_pa
     return ds;
 }
 
-// Graphs a full mask may attend over (all, unless --mask full caps the size); the others get
-// `why`, per graph.
-std::vector<std::size_t> graphs_within_mask(const GraphDataset& ds, const ModelConfig& c, std::vector<std::string>& why) {
-    why.assign(ds.size(), "");
-    std::vector<std::size_t> kept;
-    const bool full_mask = parse_mask(c.mask).kind == MaskKind::full;
-    for (std::size_t g = 0; g < ds.size(); ++g) {
-        const NodeId n = ds.graphs[g].graph.num_nodes();
-        if (full_mask && n > c.max_full_nodes)
-            why[g] = std::to_string(n) + " nodes, more than the " + std::to_string(c.max_full_nodes) + " the model attends over in full (--mask full)";
-        else
-            kept.push_back(g);
-    }
-    return kept;
-}
-
 }  // namespace
 
 int run_tu_predict(const PredictArgs& a, std::vector<Model>& members) {
@@ -58,7 +40,7 @@ int run_tu_predict(const PredictArgs& a, std::vector<Model>& members) {
     if (!a.smiles.empty()) throw UserError("--smiles needs a molecule model; " + a.model + " was trained on TU graphs (give their folder with --data)");
     const GraphDataset ds = read_tu_graphs(a.data, a.model, model, /*labels=*/false, a.smiles_column, a.format);
     std::vector<std::string> why;
-    const std::vector<std::size_t> kept = graphs_within_mask(ds, model.config(), why);
+    const std::vector<std::size_t> kept = graphs_within_full_mask(ds, model.config(), "nodes", why);
     const Matrix pred = kept.empty() ? Matrix(0, model.config().num_classes) : predict_graphs(model_pointers(members), ds, kept);
 
     // graph_id (the 1-based id of DS_graph_indicator.txt), then the class and one probability per
@@ -102,16 +84,9 @@ int run_tu_predict(const PredictArgs& a, std::vector<Model>& members) {
         // Each graph alone, so every row of α belongs to one graph: graph id, then the node
         // indices within it (0-based, in DS_graph_indicator.txt order). An ensemble's rows say
         // which member (1..N) they come from.
-        const bool ensemble = members.size() > 1;
-        std::string att = ensemble ? "graph_id,member,layer,head,src_node,dst_node,self_loop,alpha\n" : "graph_id,layer,head,src_node,dst_node,self_loop,alpha\n";
-        for (const std::size_t g : kept)
-            for (std::size_t k = 0; k < members.size(); ++k) {
-                const GraphBatchData b = forward_molecule(members[k], ds, g);
-                std::vector<std::string> nodes(static_cast<std::size_t>(b.x.rows()));
-                for (std::size_t i = 0; i < nodes.size(); ++i) nodes[i] = std::to_string(i);
-                att += attention_rows(members[k], nodes, std::to_string(ds.source_rows[g]) + "," + (ensemble ? std::to_string(k + 1) + "," : std::string()));
-            }
-        write_file_atomically(a.attention, att);
+        std::vector<std::pair<std::size_t, std::string>> graphs;
+        for (const std::size_t g : kept) graphs.emplace_back(g, std::to_string(ds.source_rows[g]));
+        write_file_atomically(a.attention, per_graph_attention(members, ds, graphs, "graph_id", "node"));
         std::cerr << "attention coefficients written to " << a.attention << "\n";
     }
     const std::string where = write_output(a.out, out);
@@ -119,29 +94,19 @@ int run_tu_predict(const PredictArgs& a, std::vector<Model>& members) {
     return 0;
 }
 
-int run_tu_embed(const std::string& model_path, const std::string& data, const std::string& out_path, std::vector<Model>& members) {
-    const GraphDataset ds = read_tu_graphs(data, model_path, members.front(), /*labels=*/false);
+int run_tu_embed(const std::string& model_path, const std::string& data, const std::string& smiles_column, const std::string& format,
+                 const std::string& out_path, std::vector<Model>& members) {
+    const GraphDataset ds = read_tu_graphs(data, model_path, members.front(), /*labels=*/false, smiles_column, format);
     std::vector<std::string> why;
-    graphs_within_mask(ds, members.front().config(), why);
-    // Each graph alone through each member: its pooled vector (an ensemble's side by side,
-    // m<k>_g<c>, as for molecules).
-    Matrix emb;
-    Eigen::Index width = 0;
-    for (std::size_t g = 0; g < ds.size(); ++g) {
-        if (!why[g].empty()) continue;
-        for (std::size_t k = 0; k < members.size(); ++k) {
-            forward_molecule(members[k], ds, g);
-            const Matrix& pooled = members[k].graph_embeddings();
-            if (emb.size() == 0) {
-                width = pooled.cols();
-                emb = Matrix::Zero(static_cast<Eigen::Index>(ds.size()), width * static_cast<Eigen::Index>(members.size()));
-            }
-            emb.block(static_cast<Eigen::Index>(g), static_cast<Eigen::Index>(k) * width, 1, width) = pooled.row(0);
-        }
-    }
+    graphs_within_full_mask(ds, members.front().config(), "nodes", why);
+    // Each graph alone through each member: its pooled vector (an ensemble's side by side, as for
+    // molecules).
+    std::vector<bool> run(ds.size());
+    for (std::size_t g = 0; g < ds.size(); ++g) run[g] = why[g].empty();
+    std::vector<std::string> columns;
+    const Matrix emb = pooled_embeddings(members, ds, run, columns);
     std::string out = "graph_id";
-    for (Eigen::Index c = 0; c < emb.cols(); ++c)
-        out += members.size() > 1 ? ",m" + std::to_string(c / width + 1) + "_g" + std::to_string(c % width) : ",g" + std::to_string(c);
+    for (const auto& c : columns) out += "," + c;
     out += ",error\n";
     std::size_t embedded = 0;
     for (std::size_t g = 0; g < ds.size(); ++g) {
@@ -161,7 +126,7 @@ int run_tu_evaluate(const EvaluateArgs& a, std::vector<Model>& members) {
     const Model& model = members.front();
     const GraphDataset ds = read_tu_graphs(a.data, a.model, model, /*labels=*/true, a.smiles_column, a.format);
     std::vector<std::string> why;
-    const std::vector<std::size_t> kept = graphs_within_mask(ds, model.config(), why);
+    const std::vector<std::size_t> kept = graphs_within_full_mask(ds, model.config(), "nodes", why);
     if (kept.size() < ds.size())
         std::cerr << ds.size() - kept.size() << " graphs above the model's max_full_nodes (" << model.config().max_full_nodes
                   << " nodes, --mask full) not evaluated\n";
@@ -172,7 +137,6 @@ int run_tu_evaluate(const EvaluateArgs& a, std::vector<Model>& members) {
     const std::string& type = model.config().target_type;
     const Metrics metrics = evaluate_predictions(type, pred, targets);
 
-    const auto value = [](double v) { return std::isnan(v) ? nlohmann::json(nullptr) : nlohmann::json(v); };
     nlohmann::json m = {{"task", "graph"},
                         {"data", a.data},
                         {"model", a.model},
@@ -182,10 +146,7 @@ int run_tu_evaluate(const EvaluateArgs& a, std::vector<Model>& members) {
                         {"n_graphs", kept.size()},
                         {"n_skipped", ds.size() - kept.size()},
                         {"threads", thread_count()}};
-    for (const auto& [name, v] : metrics) m["test_" + name] = value(v);
-    std::cout << ds.name << " (" << kept.size() << " graphs, " << type << "):";
-    for (const auto& [name, v] : metrics) std::cout << " test_" << name << " " << (std::isnan(v) ? std::string("nan") : float_text(v));
-    std::cout << "\n";
+    report_test_metrics(ds.name + " (" + std::to_string(kept.size()) + " graphs, " + type + ")", metrics, m);
     if (!a.metrics_json.empty()) write_json(a.metrics_json, m);
     return 0;
 }
