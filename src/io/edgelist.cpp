@@ -4,6 +4,7 @@
 #include "gatkit/graph/build.hpp"
 #include "gatkit/io/atomic_file.hpp"
 #include "gatkit/io/csv.hpp"
+#include "gatkit/io/linqs.hpp"
 #include "gatkit/io/text_reader.hpp"
 
 #include <zlib.h>
@@ -155,6 +156,16 @@ void read_snap(const std::string& path, NetworkDataset& ds) {
         sink.add(cols[0], cols[1], w, nullptr, in.line_number(), line);
     }
     sink.finish(columns == 3, false);
+}
+
+// LINQS's tab layout links file (io/linqs.hpp), without its node file: `<type>:` prefixes are
+// taken off the ids.
+void read_linqs_tab(const std::string& path, NetworkDataset& ds) {
+    EdgeSink sink(ds, path);
+    read_linqs_tab_links(
+        path, "", [&](std::string_view src, std::string_view dst, std::size_t line, const std::string& row) { sink.add(src, dst, 1.0f, nullptr, line, row); },
+        ds.report);
+    sink.finish(false, false);
 }
 
 void read_edge_csv(const std::string& path, NetworkDataset& ds) {
@@ -344,16 +355,16 @@ Graph NetworkDataset::graph() const {
 
 NetworkDataset load_network(const std::string& edges_path, const NetworkOptions& options, const std::string& features_path,
                             const std::string& labels_path) {
-    bool csv = false;
-    if (options.format == "csv") csv = true;
-    else if (options.format == "auto") csv = is_csv_name(edges_path);
-    else if (options.format != "snap")
-        throw ConfigError("edge list format '" + options.format + "' is not one of auto, snap, csv");
+    std::string format = options.format;
+    if (format == "auto") format = is_csv_name(edges_path) ? "csv" : is_linqs_tab_links_name(edges_path) ? "linqs-tab" : "snap";
+    if (format != "csv" && format != "snap" && format != "linqs-tab")
+        throw ConfigError("edge list format '" + options.format + "' is not one of auto, snap, csv, linqs-tab");
 
     NetworkDataset ds;
     ds.name = file_stem(edges_path);
     ds.directed = options.directed;
-    if (csv) read_edge_csv(edges_path, ds);
+    if (format == "csv") read_edge_csv(edges_path, ds);
+    else if (format == "linqs-tab") read_linqs_tab(edges_path, ds);
     else read_snap(edges_path, ds);
 
     FeatureRows features;

@@ -432,3 +432,76 @@ TEST_CASE("karate club: node classification from an edge list and a label file",
         if (input.empty()) CHECK(sum / 5 >= 0.9);
     }
 }
+
+TEST_CASE("train --task node on the LINQS tab layout (the PubMed-Diabetes files), and the links file alone for a link task", "[cli][node][linqs]") {
+    // The two communities written as X.NODE.paper.tab (sparse numeric attributes, the class as
+    // cat=crowd,loner:label, unlabelled rows without it) and X.DIRECTED.cites.tab.
+    TempDir dir;
+    const Network net = two_communities();
+    std::ostringstream nodes, links;
+    nodes << "NODE\tpaper\ncat=crowd,loner:label\tnumeric:f0:0.0\tnumeric:f1:0.0\tnumeric:f2:0.0\tstring:summary\n";
+    std::map<std::string, std::string> labelled;
+    for (const auto& line : lines_of(net.labels))
+        if (line.rfind('#', 0) != 0) labelled[line.substr(0, line.find(' '))] = line.substr(line.find(' ') + 1);
+    for (const auto& line : lines_of(net.features)) {
+        const auto f = fields(line);
+        if (f[0] == "id") continue;
+        nodes << f[0];
+        if (labelled.count(f[0])) nodes << "\tlabel=" << labelled[f[0]];
+        nodes << "\tf1=" << f[2] << "\tf0=" << f[1];  // any order; f2 left to its default
+        nodes << "\tsummary=f0,f1\n";
+    }
+    int link = 0;
+    links << "DIRECTED\tcites\nNO_FEATURES\n";
+    for (const auto& line : lines_of(net.edges)) {
+        if (line.rfind('#', 0) == 0) continue;
+        links << ++link << "\tpaper:" << line.substr(0, line.find(' ')) << "\t|\tpaper:" << line.substr(line.find(' ') + 1) << "\n";
+    }
+    dir.write("net.NODE.paper.tab", nodes.str());
+    const std::string links_file = dir.write("net.DIRECTED.cites.tab", links.str());
+    const std::string model = dir.file("m.gatkit");
+    const CliResult r = run_gatkit("train --task node --data " + shell_quote(dir.path().string()) + " --split stratified --out " +
+                                   shell_quote(model) + " --metrics-json " + shell_quote(dir.file("m.json")) + kSmall);
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    const auto m = read_json(dir.file("m.json"));
+    CHECK(m["n_nodes"] == 40);
+    CHECK(m["n_edges"] == 20 * 6 + 20 + 2);
+    CHECK(m["n_labelled"] == 32);
+    CHECK(m["node_features"] == "features");
+    CHECK(m["test_accuracy"].get<double>() >= 0.99);
+
+    // predict by the files' common prefix; rows in node-file order, unlabelled nodes too
+    const CliResult p = run_gatkit("predict --model " + shell_quote(model) + " --data " + shell_quote(dir.file("net")) + " --out " +
+                                   shell_quote(dir.file("p.csv")) + " --threads 1");
+    INFO(p.err);
+    REQUIRE(p.exit_code == 0);
+    const Predictions pred = read_predictions(dir.file("p.csv"));
+    CHECK(pred.header == std::vector<std::string>{"node_id", "predicted_class", "p_crowd", "p_loner"});
+    CHECK(pred.ids.size() == 40);
+    CHECK(accuracy(pred, net) >= 0.95);
+
+    // a link task on the links file alone: ids without "paper:", pairs scored by them
+    const CliResult l = run_gatkit("train --task link --data " + shell_quote(links_file) + " --out " + shell_quote(dir.file("l.gatkit")) +
+                                   " --threads 1 --quiet --epochs 20");
+    INFO(l.err);
+    REQUIRE(l.exit_code == 0);
+    const CliResult s = run_gatkit("predict --model " + shell_quote(dir.file("l.gatkit")) + " --pairs " +
+                                   shell_quote(dir.write("pairs.csv", "src,dst\ndense_0,dense_1\npaper:dense_0,dense_1\n")) + " --out " +
+                                   shell_quote(dir.file("s.csv")));
+    INFO(s.err);
+    REQUIRE(s.exit_code == 0);
+    const auto scored = lines_of(read_text(dir.file("s.csv")));
+    REQUIRE(scored.size() == 3);
+    CHECK(scored[0] == "src,dst,score,error");
+    CHECK(scored[1].back() == ',');  // a score, no error
+    CHECK(has(scored[2], "unknown"));
+
+    // the links without their node file: a node task says what is missing and how to use them
+    TempDir only_links;
+    only_links.write("net.DIRECTED.cites.tab", links.str());
+    const CliResult e = run_gatkit("train --task node --data " + shell_quote(only_links.path().string()) + " --out " +
+                                   shell_quote(dir.file("e.gatkit")));
+    require_user_error(e, "*.NODE.*.tab");
+    CHECK(has(e.err, "--task link --data"));
+}

@@ -7,7 +7,10 @@
 //         of the first one (2, or 3 with a weight).
 //   CSV   RFC 4180 with a header naming `src` (or `source`) and `dst` (or `target`), and
 //         optionally `label` and `weight` (names compared without regard to case).
-// Format `auto` picks CSV for a name ending in .csv or .csv.gz, SNAP otherwise.
+//   LINQS tab links (`linqs-tab`): the *.DIRECTED.*.tab links file of LINQS's tab layout
+//         (PubMed-Diabetes; io/linqs.hpp), read alone: `<type>:` prefixes are taken off the ids.
+// Format `auto` picks CSV for a name ending in .csv or .csv.gz, LINQS tab links for a
+// *.DIRECTED.*.tab or *.UNDIRECTED.*.tab name (.gz accepted), SNAP otherwise.
 //
 // Ids are any strings, kept verbatim; rows are numbered in order of first appearance (edge file,
 // then feature file, then label file). A node named only on a self-loop line is kept (isolated).
@@ -40,7 +43,7 @@ namespace gatkit {
 
 struct NetworkOptions {
     bool directed = false;        // else undirected (default)
-    std::string format = "auto";  // auto | snap | csv. auto: csv when the file name ends in .csv or .csv.gz, else snap
+    std::string format = "auto";  // auto | snap | csv | linqs-tab (see above)
 };
 
 // One large graph read from an edge list (social/citation networks), with the user's ids kept.
