@@ -14,7 +14,6 @@
 #include <charconv>
 #include <filesystem>
 #include <limits>
-#include <map>
 
 namespace gatkit {
 
@@ -108,14 +107,7 @@ public:
                              (self_loops_ > 0 ? " (only " + std::to_string(self_loops_) + " self-loops, which are dropped)" : ""));
         if (has_weights) ds_.edge_weights = std::move(weights_);
         if (has_labels) {
-            ds_.edge_class_names = labels_;
-            std::sort(ds_.edge_class_names.begin(), ds_.edge_class_names.end());
-            ds_.edge_class_names.erase(std::unique(ds_.edge_class_names.begin(), ds_.edge_class_names.end()),
-                                       ds_.edge_class_names.end());
-            std::map<std::string, int> class_index;
-            for (std::size_t c = 0; c < ds_.edge_class_names.size(); ++c) class_index[ds_.edge_class_names[c]] = static_cast<int>(c);
-            ds_.edge_labels.reserve(labels_.size());
-            for (const auto& l : labels_) ds_.edge_labels.push_back(class_index[l]);
+            ds_.edge_labels = number_labels(labels_, ds_.edge_class_names);  // never empty: read_edge_csv refuses that
         }
     }
 
@@ -329,16 +321,7 @@ void read_labels(const std::string& path, NetworkDataset& ds) {
     note_added(ds, added, path);
 
     label_of.resize(ds.node_ids.size());
-    ds.node_class_names.clear();
-    for (const auto& l : label_of)
-        if (!l.empty()) ds.node_class_names.push_back(l);
-    std::sort(ds.node_class_names.begin(), ds.node_class_names.end());
-    ds.node_class_names.erase(std::unique(ds.node_class_names.begin(), ds.node_class_names.end()), ds.node_class_names.end());
-    std::map<std::string, int> class_index;
-    for (std::size_t c = 0; c < ds.node_class_names.size(); ++c) class_index[ds.node_class_names[c]] = static_cast<int>(c);
-    ds.node_labels.assign(label_of.size(), -1);
-    for (std::size_t i = 0; i < label_of.size(); ++i)
-        if (!label_of[i].empty()) ds.node_labels[i] = class_index[label_of[i]];
+    ds.node_labels = number_labels(label_of, ds.node_class_names);
 }
 
 }  // namespace

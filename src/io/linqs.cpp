@@ -21,6 +21,20 @@ void row_normalize(Matrix& features) {
     }
 }
 
+std::vector<int> number_labels(const std::vector<std::string>& labels, std::vector<std::string>& names) {
+    names.clear();
+    for (const auto& l : labels)
+        if (!l.empty()) names.push_back(l);
+    std::sort(names.begin(), names.end());
+    names.erase(std::unique(names.begin(), names.end()), names.end());
+    std::map<std::string, int> index;
+    for (std::size_t c = 0; c < names.size(); ++c) index[names[c]] = static_cast<int>(c);
+    std::vector<int> ids(labels.size(), -1);
+    for (std::size_t k = 0; k < labels.size(); ++k)
+        if (!labels[k].empty()) ids[k] = index[labels[k]];
+    return ids;
+}
+
 namespace {
 
 bool ends_with(const std::string& s, const std::string& suffix) {
@@ -161,13 +175,7 @@ NodeDataset load_content_cites(const LinqsPaths& paths) {
     for (NodeId i = 0; i < N; ++i) ds.features.row(i) = Eigen::Map<const Eigen::RowVectorXf>(rows[i].data(), F);
     rows.clear();
 
-    ds.class_names = label_names;
-    std::sort(ds.class_names.begin(), ds.class_names.end());
-    ds.class_names.erase(std::unique(ds.class_names.begin(), ds.class_names.end()), ds.class_names.end());
-    std::map<std::string, int> class_index;
-    for (std::size_t c = 0; c < ds.class_names.size(); ++c) class_index[ds.class_names[c]] = static_cast<int>(c);
-    ds.labels.resize(N);
-    for (NodeId i = 0; i < N; ++i) ds.labels[i] = class_index[label_names[i]];
+    ds.labels = number_labels(label_names, ds.class_names);  // never empty: a row's last column
 
     // .cites: cited citing
     std::vector<std::pair<NodeId, NodeId>> edges;
@@ -384,15 +392,7 @@ NodeDataset load_tab(const LinqsPaths& paths) {
     ds.features = Eigen::Map<const Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(values.data(), N, F);
     values = {};
 
-    for (const auto& l : label_of)
-        if (!l.empty()) ds.class_names.push_back(l);
-    std::sort(ds.class_names.begin(), ds.class_names.end());
-    ds.class_names.erase(std::unique(ds.class_names.begin(), ds.class_names.end()), ds.class_names.end());
-    std::map<std::string, int> class_index;
-    for (std::size_t c = 0; c < ds.class_names.size(); ++c) class_index[ds.class_names[c]] = static_cast<int>(c);
-    ds.labels.assign(static_cast<std::size_t>(N), -1);
-    for (NodeId i = 0; i < N; ++i)
-        if (!label_of[i].empty()) ds.labels[i] = class_index[label_of[i]];
+    ds.labels = number_labels(label_of, ds.class_names);
     if (ds.class_names.empty()) throw ParseError(paths.content + ": no row has a " + label_name + "= value (the class)");
     if (unlabelled > 0)
         ds.report.notes.push_back(std::to_string(unlabelled) + " " + node_type + "s have no " + label_name + " (unlabelled: in no split)");

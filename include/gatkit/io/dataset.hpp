@@ -58,4 +58,8 @@ struct GraphDataset {
 // and the GAT paper.
 void row_normalize(Matrix& features);
 
+// Class ids for string labels, as every loader numbers them: `names` becomes the distinct
+// non-empty labels in sorted order, and label k gets the index of its name (-1 when empty).
+std::vector<int> number_labels(const std::vector<std::string>& labels, std::vector<std::string>& names);
+
 }  // namespace gatkit
