@@ -3,6 +3,7 @@
 
 #include "gatkit/core/random.hpp"
 #include "gatkit/core/types.hpp"
+#include "gatkit/model/explain.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -117,5 +118,13 @@ int run_tu_evaluate(const EvaluateArgs& a, std::vector<Model>& members);
 // --smiles-column and --format (molecule file options) are refused.
 int run_tu_embed(const std::string& model_path, const std::string& data, const std::string& smiles_column, const std::string& format,
                  const std::string& out, std::vector<Model>& members);
+// gatkit explain for TU graph models: the attention each node of a graph receives (Σ α,
+// model/explain.hpp), as graph_id,node,node_label,received,rank,error for every graph of the
+// folder or the one `graph` names, to `out` ("" or "-": stdout).
+struct TuExplainArgs {
+    std::string model, data, graph, out, smiles_column, format = "auto";
+    AttentionChoice choice;
+};
+int run_tu_explain(const TuExplainArgs& a, std::vector<Model>& members);
 
 }  // namespace gatkit::cli

@@ -34,7 +34,7 @@ namespace gatkit::cli {
 namespace {
 
 struct ExplainArgs {
-    std::string model, smiles, data, smiles_column, out, out_dir, node;
+    std::string model, smiles, data, smiles_column, out, out_dir, node, graph;
     std::string format = "auto";  // molecule models: --format of the --data file
     std::optional<int> layer, head;
     int top_k = 10, threads = 0;
@@ -65,13 +65,6 @@ NodeTaskData node_data(const std::string& model_path, const std::string& data, c
     p.feature_file = feature_file;
     p.label_file = label_file;
     return load_node_prediction_data(p, model.info());
-}
-
-// "layer 2 (last), mean of 4 heads": which attention a picture or list shows.
-std::string describe(const EdgeAttention& att, const Model& model, const AttentionChoice& choice) {
-    std::string s = "layer " + std::to_string(att.layer) + (att.layer + 1 == model.num_layers() ? " (last)" : "") + ", ";
-    return s + (choice.head ? "head " + std::to_string(*choice.head) + " of " + std::to_string(att.heads)
-                            : "mean of " + std::to_string(att.heads) + (att.heads == 1 ? " head" : " heads"));
 }
 
 // ---- molecules
@@ -118,7 +111,7 @@ MoleculePicture explain_molecule(std::vector<Model>& members, const std::string&
         title += (c ? ", " : "") + columns[c] + " = " + rounded(p.prediction.back());
     }
     chem::SvgOptions o;
-    o.caption = "attention of " + describe(att, model, choice) +
+    o.caption = "attention of " + describe_attention(att, model, choice) +
                 (members.size() > 1 ? ", mean of " + std::to_string(members.size()) + " ensemble members" : std::string());
     o.atom_label = "atoms: Σ α received";
     o.bond_label = "bonds: mean α (u→v, v→u)";
@@ -140,7 +133,7 @@ void prepare_out_dir(const std::string& dir) {
     if (::access(dir.c_str(), W_OK) != 0) throw UserError("--out-dir " + dir + ": folder is not writable");
 }
 
-int explain_molecules(const ExplainArgs& a) {
+int explain_molecules(const ExplainArgs& a, std::vector<Model>& members) {
     if (!a.node.empty()) throw UserError("--node goes with node models; " + a.model + " is a molecule model", "use --smiles S or --data FILE");
     if (a.smiles.empty() == a.data.empty()) throw UsageError("explain needs exactly one of --smiles and --data for a molecule model");
     if (!a.smiles.empty() && a.out.empty()) throw UsageError("explain --smiles needs --out FILE.svg");
@@ -149,7 +142,7 @@ int explain_molecules(const ExplainArgs& a) {
     if (!a.out.empty() && !a.out_dir.empty()) throw UsageError("give --out (with --smiles) or --out-dir (with --data), not both");
     if (!a.out.empty()) check_output_path("--out", a.out);
 
-    std::vector<Model> members = load_molecule_models(a.model, "explain");
+    check_molecule_featurizer(a.model, members.front().info(), "explain");
     const Model& model = members.front();
     if (members.size() > 1 && a.head)
         throw UserError("--head " + std::to_string(*a.head) + ": " + a.model + " is an ensemble of " + std::to_string(members.size()) +
@@ -246,7 +239,7 @@ int explain_node(const ExplainArgs& a) {
     Eigen::Index predicted = 0;
     probs.row(node).maxCoeff(&predicted);
     std::cerr << "node " << a.node << ": predicted class " << model.info().class_names.at(static_cast<std::size_t>(predicted)) << " ("
-              << float_text(probs(node, predicted)) << "); attends to " << ranked.size() << " nodes (" << describe(att, model, choice) << ")";
+              << float_text(probs(node, predicted)) << "); attends to " << ranked.size() << " nodes (" << describe_attention(att, model, choice) << ")";
     const bool to_stdout = a.out.empty() || a.out == "-";
     if (to_stdout) std::cerr << "\n";
     const std::string where = write_output(to_stdout ? "-" : a.out, out);
@@ -259,16 +252,43 @@ int explain_node(const ExplainArgs& a) {
     if (kind == "fingerprint")
         throw UserError(command + " needs an attention model; " + model + " is a fingerprint model (Morgan bits, no attention, no learned vectors)");
     if (command == "explain")
-        throw UserError("explain reads molecule and node models; " + model + " is a " + kind + " model",
+        throw UserError("explain reads molecule, TU graph and node models; " + model + " is a " + kind + " model",
                         kind == "heuristic" ? "" : "its node vectors: gatkit embed --model " + model + " --out FILE.csv");
     throw UserError(command + " does not read " + kind + " models (" + model + ")");
+}
+
+// ---- TU graphs
+
+int explain_tu(const ExplainArgs& a, std::vector<Model>& members) {
+    if (!a.smiles.empty()) throw UserError("--smiles needs a molecule model; " + a.model + " was trained on TU graphs (give their folder with --data)");
+    if (a.data.empty()) throw UsageError("explain for a TU model needs --data: a TU folder (and --graph ID for one graph)");
+    if (!a.node.empty() || !a.out_dir.empty() || a.atom_indices || !a.feature_file.empty() || !a.label_file.empty())
+        throw UserError(std::string(!a.node.empty() ? "--node" : !a.out_dir.empty() ? "--out-dir" : a.atom_indices ? "--atom-indices"
+                                                                                     : !a.feature_file.empty() ? "--feature-file" : "--label-file") +
+                        " does not go with TU models; " + a.model + " lists the attention each node of a graph receives",
+                        "gatkit explain --model " + a.model + " --data FOLDER [--graph ID] [--out FILE.csv]");
+    if (!a.out.empty() && a.out != "-") check_output_path("--out", a.out);
+    return run_tu_explain({.model = a.model,
+                           .data = a.data,
+                           .graph = a.graph,
+                           .out = a.out,
+                           .smiles_column = a.smiles_column,
+                           .format = a.format,
+                           .choice = {.layer = a.layer, .head = a.head}},
+                          members);
 }
 
 int run_explain(const ExplainArgs& a) {
     use_threads(a.threads);
     const std::string kind = model_kind(a.model);
     check_molecule_format_applies(a.format, kind, a.model, a.smiles);
-    if (kind == "graph") return explain_molecules(a);
+    if (!a.graph.empty() && kind != "graph") throw UserError("--graph goes with TU graph models; " + a.model + " is a " + kind + " model");
+    if (kind == "graph") {
+        std::vector<Model> members = load_model_ensemble(a.model);
+        if (members.front().info().featurizer == "tu") return explain_tu(a, members);
+        if (!a.graph.empty()) throw UserError("--graph goes with TU graph models; " + a.model + " is a molecule model", "use --smiles S or --data FILE");
+        return explain_molecules(a, members);
+    }
     if (kind == "node") return explain_node(a);
     refuse("explain", a.model, kind);
 }
@@ -372,17 +392,18 @@ int write_predict_embeddings(const PredictArgs& p, const std::string& kind) {
 
 void add_explain_command(CLI::App& app, Action& action) {
     auto a = std::make_shared<ExplainArgs>();
-    CLI::App* c = app.add_subcommand("explain", "Show where a model's attention goes (molecule pictures, a node's neighbours)");
-    c->add_option("--model", a->model, "Model file from gatkit train (molecule or node model)")->required();
+    CLI::App* c = app.add_subcommand("explain", "Show where a model's attention goes (molecule pictures, a node's neighbours, TU graphs' nodes)");
+    c->add_option("--model", a->model, "Model file from gatkit train (molecule, TU graph or node model)")->required();
     c->add_option("--smiles", a->smiles, "molecule models: one molecule, drawn to --out");
-    c->add_option("--data", a->data, "molecule models: CSV/.smi/SDF, one picture per row in --out-dir; node models: the graph (as for predict)");
+    c->add_option("--data", a->data, "molecule models: CSV/.smi/SDF, one picture per row in --out-dir; node models: the graph (as for predict); TU models: a TU folder");
     c->add_option("--smiles-column", a->smiles_column, "CSV column with the SMILES (default: as in training)");
     add_molecule_format_option(c, a->format);
-    c->add_option("--out", a->out, "--smiles: the SVG file; --node: a CSV file (default: stdout)");
+    c->add_option("--out", a->out, "--smiles: the SVG file; --node and TU models: a CSV file (default: stdout)");
     c->add_option("--out-dir", a->out_dir, "--data: folder for row-<n>.svg and index.csv (created if missing)");
     c->add_option("--layer", a->layer, "attention layer, 0-based (default: the last)");
     c->add_option("--head", a->head, "attention head, 0-based (default: the mean over the layer's heads)");
     c->add_option("--node", a->node, "node models: the node id whose neighbours to list");
+    c->add_option("--graph", a->graph, "TU models: the graph id (DS_graph_indicator.txt) to list (default: every graph)");
     c->add_option("--top-k", a->top_k, "--node: neighbours listed")->capture_default_str()->check(integer_at_least(1));
     c->add_flag("--atom-indices", a->atom_indices, "molecule pictures: write each atom's index");
     c->add_option("--feature-file", a->feature_file, "node model on an edge list: the node feature file it was trained with");

@@ -130,6 +130,12 @@ std::string per_graph_attention(std::vector<Model>& members, const GraphDataset&
     return out;
 }
 
+std::string describe_attention(const EdgeAttention& att, const Model& model, const AttentionChoice& choice) {
+    std::string s = "layer " + std::to_string(att.layer) + (att.layer + 1 == model.num_layers() ? " (last)" : "") + ", ";
+    return s + (choice.head ? "head " + std::to_string(*choice.head) + " of " + std::to_string(att.heads)
+                            : "mean of " + std::to_string(att.heads) + (att.heads == 1 ? " head" : " heads"));
+}
+
 Matrix pooled_embeddings(std::vector<Model>& members, const GraphDataset& data, const std::vector<bool>& run,
                          std::vector<std::string>& columns) {
     Matrix emb;

@@ -4,6 +4,7 @@
 
 #include "gatkit/io/dataset.hpp"
 #include "gatkit/io/molecules.hpp"
+#include "gatkit/model/explain.hpp"
 #include "gatkit/model/model.hpp"
 #include "gatkit/train/graph_trainer.hpp"
 
@@ -41,6 +42,9 @@ std::vector<std::string> record_smiles(const MoleculeTable& table, const std::st
 // the model's attention (node ids = atom indices) and embeddings describe this molecule only.
 // Returns that batch: keep it while reading the attention, whose graph may be the batch's own.
 GraphBatchData forward_molecule(Model& model, const GraphDataset& data, std::size_t g);
+
+// "layer 2 (last), mean of 4 heads": which attention an explain output shows.
+std::string describe_attention(const EdgeAttention& att, const Model& model, const AttentionChoice& choice);
 
 // The graphs of `data` a model attends over: all of them, except that under --mask full a graph
 // with more nodes than config.max_full_nodes is left out and why[g] says so ("<n> <unit>, more

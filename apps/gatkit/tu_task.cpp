@@ -7,11 +7,15 @@
 
 #include "gatkit/io/atomic_file.hpp"
 #include "gatkit/io/tu.hpp"
+#include "gatkit/model/explain.hpp"
 #include "gatkit/model/model.hpp"
 #include "gatkit/train/fit.hpp"
 #include "gatkit/train/graph_trainer.hpp"
 
+#include <algorithm>
+#include <charconv>
 #include <iostream>
+#include <numeric>
 
 namespace gatkit::cli {
 
@@ -119,6 +123,94 @@ int run_tu_embed(const std::string& model_path, const std::string& data, const s
     const std::string where = write_output(out_path, out);
     std::cerr << ds.size() << " graphs (" << embedded << " embedded, " << ds.size() - embedded << " with errors), " << emb.cols()
               << " values each, written to " << where << "\n";
+    return 0;
+}
+
+int run_tu_explain(const TuExplainArgs& a, std::vector<Model>& members) {
+    const Model& model = members.front();
+    if (members.size() > 1 && a.choice.head)
+        throw UserError("--head " + std::to_string(*a.choice.head) + ": " + a.model + " is an ensemble of " + std::to_string(members.size()) +
+                            " separately trained models, whose heads do not correspond",
+                        "leave out --head: the scores are each member's mean over heads, averaged");
+    const GraphDataset ds = read_tu_graphs(a.data, a.model, model, /*labels=*/false, a.smiles_column, a.format);
+    // --graph: the one graph of that id (DS_graph_indicator.txt's numbering), else all of them.
+    std::vector<std::size_t> chosen(ds.size());
+    std::iota(chosen.begin(), chosen.end(), std::size_t{0});
+    if (!a.graph.empty()) {
+        std::size_t id = 0;
+        const auto [end, ec] = std::from_chars(a.graph.data(), a.graph.data() + a.graph.size(), id);
+        const auto it = std::find(ds.source_rows.begin(), ds.source_rows.end(), id);
+        if (ec != std::errc() || end != a.graph.data() + a.graph.size() || it == ds.source_rows.end())
+            throw UserError("--graph " + a.graph + ": no graph with that id in " + a.data + " (" + std::to_string(ds.size()) +
+                            " graphs, ids from DS_graph_indicator.txt: " + std::to_string(ds.source_rows.front()) + " to " +
+                            std::to_string(ds.source_rows.back()) + ")");
+        chosen = {static_cast<std::size_t>(it - ds.source_rows.begin())};
+    }
+    std::vector<std::string> why;
+    graphs_within_full_mask(ds, model.config(), "nodes", why);
+
+    // The node label (the TU value) is the hot column among the first tu_layout[0] of x.
+    const Eigen::Index label_columns = model.info().tu_layout.front();
+    std::string out = "graph_id,node,node_label,received,rank,error\n";
+    std::size_t explained = 0;
+    std::string described;
+    for (const std::size_t g : chosen) {
+        const std::string id = std::to_string(ds.source_rows[g]);
+        if (!why[g].empty()) {
+            out += id + ",,,,," + csv_field(why[g]) + "\n";
+            continue;
+        }
+        // An ensemble's scores are the mean of its members' (each a mean over heads), as for molecules.
+        std::vector<double> received;
+        for (Model& member : members) {
+            const GraphBatchData batch = forward_molecule(member, ds, g);  // alive while α is read
+            const EdgeAttention att = edge_attention(member, a.choice);
+            const std::vector<double> r = attention_received(*att.graph, att.weight);
+            if (received.empty()) received.assign(r.size(), 0.0);
+            for (std::size_t i = 0; i < r.size(); ++i) received[i] += r[i] / static_cast<double>(members.size());
+            if (described.empty()) described = describe_attention(att, member, a.choice);
+        }
+        std::vector<std::size_t> order(received.size());
+        std::iota(order.begin(), order.end(), std::size_t{0});
+        std::stable_sort(order.begin(), order.end(), [&](std::size_t i, std::size_t j) { return received[i] > received[j]; });
+        std::vector<std::size_t> rank(received.size());
+        for (std::size_t k = 0; k < order.size(); ++k) rank[order[k]] = k + 1;
+        const Matrix& x = ds.graphs[g].x;
+        for (std::size_t i = 0; i < received.size(); ++i) {
+            std::string label;
+            if (label_columns > 0) {
+                Eigen::Index hot = 0;
+                x.row(static_cast<Eigen::Index>(i)).head(label_columns).maxCoeff(&hot);
+                label = std::to_string(hot);
+            }
+            out += id + "," + std::to_string(i) + "," + label + "," + float_text(received[i]) + "," + std::to_string(rank[i]) + ",\n";
+        }
+        ++explained;
+    }
+    if (chosen.size() == 1 && explained == 1) {
+        const Matrix pred = predict_graphs(model_pointers(members), ds, chosen);
+        std::cerr << "graph " << ds.source_rows[chosen.front()] << ": ";
+        const auto& classes = model.info().class_names;
+        const std::string& type = model.config().target_type;
+        if (type == "regression") {
+            std::cerr << "predicted " << float_text(pred(0, 0));
+        } else {
+            Eigen::Index best = 0;
+            double p = 0;
+            if (type == "binary") {
+                best = pred(0, 0) >= 0.5f ? 1 : 0;
+                p = best == 1 ? pred(0, 0) : 1.0 - pred(0, 0);
+            } else {
+                p = pred.row(0).maxCoeff(&best);
+            }
+            std::cerr << "predicted class " << classes.at(static_cast<std::size_t>(best)) << " (" << float_text(p) << ")";
+        }
+        std::cerr << "; " << described << (members.size() > 1 ? ", mean of " + std::to_string(members.size()) + " ensemble members" : "")
+                  << "\n";
+    }
+    const std::string where = write_output(a.out.empty() ? "-" : a.out, out);
+    std::cerr << chosen.size() << (chosen.size() == 1 ? " graph" : " graphs") << " (" << explained << " explained, " << chosen.size() - explained
+              << " with errors): the attention each node receives written to " << where << "\n";
     return 0;
 }
 

@@ -1290,6 +1290,49 @@ TEST_CASE("TU models: predict and evaluate read other TU folders with the model'
     CHECK(graphs == std::set<std::string>{"1", "2", "3"});
     for (const auto& [key, sum] : sums) CHECK(sum == Approx(1.0).margin(1e-5));
 
+    // explain: the attention each node receives in the last layer, mean over heads, is what the
+    // α above add up to per source node; ranks order it; the node label is the TU value (0 here).
+    std::string last_layer = "0";
+    for (std::size_t r = 1; r < att.size(); ++r) last_layer = std::max(last_layer, att[r][1]);
+    std::map<std::pair<std::string, std::string>, double> received;  // (graph, src node) -> Σ α over heads
+    std::set<std::string> heads;
+    for (std::size_t r = 1; r < att.size(); ++r)
+        if (att[r][1] == last_layer) {
+            received[{att[r][0], att[r][3]}] += std::stod(att[r][6]);
+            heads.insert(att[r][2]);
+        }
+    const CliResult x = run_gatkit("explain --threads 1 --model " + shell_quote(model) + " --data " + shell_quote(only_chains) + " --out " +
+                                   shell_quote(dir.file("explain.csv")));
+    INFO("explain: " << x.err);
+    REQUIRE(x.exit_code == 0);
+    const auto ex = parse_csv(read_text(dir.file("explain.csv")));
+    REQUIRE(ex.size() == received.size() + 1);
+    CHECK(ex[0] == std::vector<std::string>{"graph_id", "node", "node_label", "received", "rank", "error"});
+    std::map<std::string, std::set<int>> ranks;
+    for (std::size_t r = 1; r < ex.size(); ++r) {
+        REQUIRE(ex[r].size() == 6);
+        INFO(ex[r][0] << " node " << ex[r][1]);
+        CHECK(std::stod(ex[r][3]) == Approx(received.at({ex[r][0], ex[r][1]}) / static_cast<double>(heads.size())).margin(1e-5));
+        CHECK(ex[r][2] == "0");
+        CHECK(ex[r][5].empty());
+        ranks[ex[r][0]].insert(std::stoi(ex[r][4]));
+    }
+    for (const auto& [g, r] : ranks) CHECK((*r.begin() == 1 && *r.rbegin() == static_cast<int>(r.size())));
+    // one graph by its id, to stdout, with the prediction on stderr; an unknown id is refused
+    const CliResult one = run_gatkit("explain --threads 1 --model " + shell_quote(model) + " --data " + shell_quote(tu) + " --graph 2");
+    INFO("explain --graph: " << one.err);
+    REQUIRE(one.exit_code == 0);
+    const auto one_csv = parse_csv(one.out);
+    REQUIRE(one_csv.size() > 1);
+    for (std::size_t r = 1; r < one_csv.size(); ++r) CHECK(one_csv[r][0] == "2");
+    CHECK(has(one.err, "graph 2: predicted class " + all[2][1]));
+    const CliResult unknown = run_gatkit("explain --model " + shell_quote(model) + " --data " + shell_quote(tu) + " --graph 99");
+    require_one_line_error(unknown);
+    CHECK(has(unknown.err, "--graph 99: no graph with that id"));
+    const CliResult node_flag = run_gatkit("explain --model " + shell_quote(model) + " --data " + shell_quote(tu) + " --node 1");
+    require_one_line_error(node_flag);
+    CHECK(has(node_flag.err, "--node does not go with TU models"));
+
     // Molecule options a TU model has no use for are refused.
     for (const std::string& extra : std::vector<std::string>{" --smiles CCO", " --smiles-column s", " --format csv"}) {
         const CliResult r = run_gatkit("predict --model " + shell_quote(model) + (has(extra, "--smiles ") ? "" : " --data " + shell_quote(tu)) + extra +
