@@ -58,7 +58,10 @@ void sum_rows(T* out, Eigen::Index O, EdgeId begin, EdgeId end, bool accumulate,
     if (c == O) return;
     if (!accumulate) std::fill(out + c, out + O, T(0));
     for (EdgeId k = begin; k < end; ++k) {
-        const auto [v, row] = entry(k);
+        // not a structured binding: clang 14 (scripts/fuzz) cannot use one inside an omp simd loop
+        const auto e = entry(k);
+        const auto v = e.first;
+        const auto* row = e.second;
 #pragma omp simd
         for (Eigen::Index o = c; o < O; ++o) out[o] += v * row[o];
     }
