@@ -1,11 +1,9 @@
 # Used by bench/tu_heldout.
 # tu_subset.py SRC_FOLDER DS OUT_FOLDER ids...: writes the TU graphs with the given 1-based ids, in that
 # order, into OUT_FOLDER (its name is the new data set name), nodes renumbered, with their node
-# labels, node attributes and edge labels.
+# labels, node attributes, edge labels and edge attributes.
 import sys, os
 src, ds, out = sys.argv[1], sys.argv[2], sys.argv[3]
-if os.path.exists(os.path.join(src, f"{ds}_edge_attributes.txt")):
-    sys.exit("tu_subset.py: edge attributes are not copied yet (MUTAG and PROTEINS have none)")
 keep = [int(x) for x in sys.argv[4:]]
 name = os.path.basename(out.rstrip('/'))
 os.makedirs(out, exist_ok=True)
@@ -23,12 +21,14 @@ order = sorted(newid, key=lambda v: newid[v][0])
 for opt in ("node_labels", "node_attributes"):
     if os.path.exists(os.path.join(src, f"{ds}_{opt}.txt")):
         L = rd(opt); w(opt, [L[v - 1] for v in order])
-A = rd("A"); el = rd("edge_labels") if os.path.exists(os.path.join(src, f"{ds}_edge_labels.txt")) else None
-a_out, e_out = [], []
+A = rd("A")
+# per-edge files: line k belongs to line k of DS_A.txt
+per_edge = {opt: rd(opt) for opt in ("edge_labels", "edge_attributes") if os.path.exists(os.path.join(src, f"{ds}_{opt}.txt"))}
+a_out, e_out = [], {opt: [] for opt in per_edge}
 for k, line in enumerate(A):
     u, v = [int(x) for x in line.split(",")]
     if u in newid:
         a_out.append(f"{newid[u][0]}, {newid[v][0]}")
-        if el: e_out.append(el[k])
+        for opt, L in per_edge.items(): e_out[opt].append(L[k])
 w("A", a_out)
-if el: w("edge_labels", e_out)
+for opt, lines in e_out.items(): w(opt, lines)
