@@ -279,7 +279,6 @@ NodeDataset load_tab(const LinqsPaths& paths) {
     if (!in.next(line)) throw ParseError(in.path() + ": no attribute line after the header (line 2 declares the attributes)");
     std::unordered_map<std::string, Attribute> attributes;
     std::string label_name;
-    std::vector<std::string> categories;
     Eigen::Index F = 0;
     std::vector<float> fallbacks;
     for (const std::string_view decl : split_tabs(line)) {
