@@ -37,6 +37,20 @@ GraphDataset read_tu_graphs(const std::string& data, const std::string& model_pa
     return ds;
 }
 
+// Row r of a classifier's predictions as one probability per class (binary: 1 − p for the first
+// class, p for the second) into `p`; returns the predicted class, the first of the highest.
+std::size_t class_probabilities(const std::string& type, const Matrix& pred, Eigen::Index r, std::vector<double>& p) {
+    if (type == "binary") {
+        p = {1.0 - pred(r, 0), pred(r, 0)};
+    } else {
+        for (std::size_t c = 0; c < p.size(); ++c) p[c] = pred(r, static_cast<Eigen::Index>(c));
+    }
+    std::size_t best = 0;
+    for (std::size_t c = 1; c < p.size(); ++c)
+        if (p[c] > p[best]) best = c;
+    return best;
+}
+
 }  // namespace
 
 int run_tu_predict(const PredictArgs& a, std::vector<Model>& members) {
@@ -68,16 +82,8 @@ int run_tu_predict(const PredictArgs& a, std::vector<Model>& members) {
             out += "," + (ok ? float_text(pred(r, 0)) : std::string());
         } else {
             std::vector<double> p(classes.size());
-            if (ok) {
-                if (type == "binary") {
-                    p = {1.0 - pred(r, 0), pred(r, 0)};
-                } else {
-                    for (std::size_t c = 0; c < p.size(); ++c) p[c] = pred(r, static_cast<Eigen::Index>(c));
-                }
-            }
             std::size_t best = 0;
-            for (std::size_t c = 1; c < p.size(); ++c)
-                if (p[c] > p[best]) best = c;
+            if (ok) best = class_probabilities(type, pred, r, p);
             out += "," + (ok ? csv_field(classes[best]) : std::string());
             for (const double v : p) out += "," + (ok ? float_text(v) : std::string());
         }
@@ -195,15 +201,9 @@ int run_tu_explain(const TuExplainArgs& a, std::vector<Model>& members) {
         if (type == "regression") {
             std::cerr << "predicted " << float_text(pred(0, 0));
         } else {
-            Eigen::Index best = 0;
-            double p = 0;
-            if (type == "binary") {
-                best = pred(0, 0) >= 0.5f ? 1 : 0;
-                p = best == 1 ? pred(0, 0) : 1.0 - pred(0, 0);
-            } else {
-                p = pred.row(0).maxCoeff(&best);
-            }
-            std::cerr << "predicted class " << classes.at(static_cast<std::size_t>(best)) << " (" << float_text(p) << ")";
+            std::vector<double> p(classes.size());
+            const std::size_t best = class_probabilities(type, pred, 0, p);
+            std::cerr << "predicted class " << classes.at(best) << " (" << float_text(p[best]) << ")";
         }
         std::cerr << "; " << described << (members.size() > 1 ? ", mean of " + std::to_string(members.size()) + " ensemble members" : "")
                   << "\n";

@@ -56,12 +56,11 @@ bool is_linqs_tab_links_name(const std::string& path) {
            (name.find(".DIRECTED.") != std::string::npos || name.find(".UNDIRECTED.") != std::string::npos);
 }
 
-bool is_linqs_tab_nodes_name(const std::string& path) {
-    const std::string name = fs::path(path).filename().string();
+namespace {
+
+bool is_linqs_tab_nodes_name(const std::string& name) {
     return (ends_with(name, ".tab") || ends_with(name, ".tab.gz")) && name.find(".NODE.") != std::string::npos;
 }
-
-namespace {
 
 // The files of either layout in `dir`, sorted; with a `prefix`, only the tab layout's files named
 // `<prefix>.*` (resolve_linqs_paths looks for <prefix>.content itself).
@@ -99,6 +98,18 @@ std::string tab_layout_problem(const std::string& where, const LayoutFiles& f) {
 }
 
 }  // namespace
+
+bool has_linqs_files(const std::string& path) {
+    std::error_code ec;
+    if (fs::is_directory(path, ec)) {
+        const LayoutFiles f = list_layout_files(path, "");
+        return !f.contents.empty() || !f.tab_nodes.empty() || !f.tab_links.empty();
+    }
+    if (fs::exists(path + ".content", ec) || fs::exists(path + ".content.gz", ec)) return true;
+    const fs::path as_path(path);
+    if (as_path.filename().empty() || fs::exists(path, ec)) return false;
+    return !list_layout_files(as_path.parent_path(), as_path.filename().string()).tab_nodes.empty();
+}
 
 LinqsPaths resolve_linqs_paths(const std::string& path) {
     std::error_code ec;

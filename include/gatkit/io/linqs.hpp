@@ -63,10 +63,14 @@ bool read_linqs_tab_links(const std::string& path, const std::string& node_type,
                                                    const std::string& row)>& add,
                           LoadReport& report);
 
-// File names of the tab layout (.gz accepted): the links file, *.DIRECTED.*.tab or
-// *.UNDIRECTED.*.tab, and the node file, *.NODE.*.tab.
+// A file name that the tab layout's links file has: *.DIRECTED.*.tab or *.UNDIRECTED.*.tab
+// (.gz accepted).
 bool is_linqs_tab_links_name(const std::string& path);
-bool is_linqs_tab_nodes_name(const std::string& path);
+
+// Whether `path` names LINQS data by the rules of resolve_linqs_paths: a folder holding a
+// *.content[.gz] or a file of the tab layout, the prefix of X.content[.gz], or the prefix of
+// X.NODE.*.tab (a path that exists and is not a folder is none of these). Only looks at names.
+bool has_linqs_files(const std::string& path);
 
 }  // namespace gatkit
 
