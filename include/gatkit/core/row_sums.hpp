@@ -17,11 +17,24 @@
 
 namespace gatkit::detail {
 
-// A vector of 64 bytes (GCC's vector extension: one AVX-512 register, two AVX ones).
+// One register of the target (GCC's vector extension): 64 bytes with AVX-512, 32 with AVX, 16
+// otherwise. A vector wider than the target's registers is lowered piecewise, and GCC 12 then
+// builds each `value · row` broadcast on the stack, value by value, and loads it back: the AVX2
+// build spent most of a sparse product's time on those stores and reloads.
+#if defined(__AVX512F__)
+inline constexpr int kLaneBytes = 64;
+#elif defined(__AVX__)
+inline constexpr int kLaneBytes = 32;
+#else
+inline constexpr int kLaneBytes = 16;
+#endif
 template <class T>
 struct Lanes {
-    typedef T type __attribute__((vector_size(64)));
+    typedef T type __attribute__((vector_size(kLaneBytes)));
 };
+// Vectors summed side by side in sum_rows: 256 bytes of the output row (AVX-512 4, AVX 8), at
+// most 8 accumulators (SSE has 16 registers).
+inline constexpr int kBlockVectors = std::min(8, 256 / kLaneBytes);
 
 // Columns [c, c + B·L) of the sum, L values a vector: B vectors in registers.
 template <int B, class T, class Entry>
@@ -47,13 +60,14 @@ void sum_rows_block(T* out, Eigen::Index c, EdgeId begin, EdgeId end, bool accum
     for (int b = 0; b < B; ++b) std::memcpy(out + c + b * L, &acc[b], sizeof(V));
 }
 
-// out[0, O) (+)= Σ over k in [begin, end) of value(k) · row(k)[0, O): blocks of four vectors,
-// then single vectors, then the last O mod L values in memory.
+// out[0, O) (+)= Σ over k in [begin, end) of value(k) · row(k)[0, O): blocks of kBlockVectors
+// vectors, then single vectors, then the last O mod L values in memory. Each value gets the same
+// operations in the same order whatever the blocking.
 template <class T, class Entry>
 void sum_rows(T* out, Eigen::Index O, EdgeId begin, EdgeId end, bool accumulate, const Entry& entry) {
     constexpr Eigen::Index L = sizeof(typename Lanes<T>::type) / sizeof(T);
     Eigen::Index c = 0;
-    for (; c + 4 * L <= O; c += 4 * L) sum_rows_block<4>(out, c, begin, end, accumulate, entry);
+    for (; c + kBlockVectors * L <= O; c += kBlockVectors * L) sum_rows_block<kBlockVectors>(out, c, begin, end, accumulate, entry);
     for (; c + L <= O; c += L) sum_rows_block<1>(out, c, begin, end, accumulate, entry);
     if (c == O) return;
     if (!accumulate) std::fill(out + c, out + O, T(0));
