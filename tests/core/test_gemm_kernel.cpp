@@ -38,10 +38,10 @@ TEST_CASE("float_gemm is its fma-chain definition bit for bit, on every tile edg
     Rng rng(21);
     // rows: below, at and past a tile (8 or 6 rows) and a block (64 rows); columns: partial,
     // whole and mixed registers (16 or 8 lanes) and panels (2 registers); K: none, one, odd,
-    // the molecule layers' widths
+    // the molecule layers' widths, one depth block (128 steps of k) and past it, three blocks
     for (const Eigen::Index m : {1, 5, 6, 7, 8, 9, 13, 63, 64, 65, 130})
         for (const Eigen::Index n : {1, 4, 7, 8, 15, 16, 17, 31, 32, 33, 48, 100, 256})
-            for (const Eigen::Index k : {0, 1, 3, 14, 64, 173}) {
+            for (const Eigen::Index k : {0, 1, 3, 14, 64, 128, 129, 173, 300}) {
                 INFO("M=" << m << " N=" << n << " K=" << k);
                 const Matrix A = random_matrix<float>(m, k, rng);
                 const Matrix B = random_matrix<float>(k, n, rng);
@@ -64,7 +64,7 @@ TEST_CASE("float_gemm_tn is the fma-chain definition of Aᵀ·B bit for bit", "[
     // the product's rows m are the stored matrix's columns; its reduction runs over the stored rows
     for (const Eigen::Index m : {1, 7, 8, 9, 64, 65, 130})
         for (const Eigen::Index n : {1, 7, 16, 17, 33, 64})
-            for (const Eigen::Index k : {0, 1, 14, 173}) {
+            for (const Eigen::Index k : {0, 1, 14, 128, 129, 300}) {
                 INFO("M=" << m << " N=" << n << " K=" << k);
                 const Matrix stored = random_matrix<float>(k, m, rng);  // K×M: the product reads its transpose
                 const Matrix B = random_matrix<float>(k, n, rng);

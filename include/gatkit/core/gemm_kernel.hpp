@@ -17,7 +17,9 @@
 // this kernel, which reads A and B in place, reaches 112–114, and 34 against 42 on Cora's output
 // layer (2708×64·7) (`gatkit_bench gemm`; docs/design.md, "Dense products"). Register tile: 8
 // rows × 32 columns (16 AVX-512 accumulators) or 6 rows × 16 columns with AVX2 (12); rows go in
-// blocks of 64, so a block of A stays in L1/L2 while B's column panels stream from L2.
+// blocks of 64, so a block of A stays in L1/L2 while B's column panels stream from L2, and k in
+// steps of 128, which every tile of the block takes from L1 (a tile's sums wait in a small buffer
+// between steps: the same fma chain, the same bits).
 //
 // Builds without AVX2 and FMA (GATKIT_NATIVE=OFF on a generic x86-64 target, other machines)
 // have no kernel: float_gemm_kernel() is false there and gemm_nn uses Eigen.
