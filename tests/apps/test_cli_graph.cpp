@@ -1348,7 +1348,7 @@ TEST_CASE("gatkit evaluate on the test rows of a training run gives that run's t
     const std::string data = write_molecules(dir);
     const std::vector<std::string> file_lines = lines_of(read_text(data));
     const std::string model = dir.file("m.gatkit"), split = dir.file("split.csv");
-    // Trains MODEL on every row (a random split, written to SPLIT).
+    // Trains MODEL on a random split of the file, written to SPLIT.
     const auto train = [&](const std::string& model_type) {
         const CliResult t = run_gatkit("train --task graph --data " + shell_quote(data) + " --target-columns active --quiet" +
                                        tiny_for(" --model-type " + model_type) + " --model-type " + model_type + " --split random --split-out " + shell_quote(split) + " --out " +
