@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace gatkit {
@@ -88,17 +89,35 @@ LossResult<T> bce_with_logits(const MatrixT<T>& logits, const MatrixT<T>& target
 #pragma omp parallel for schedule(static, 1) if (n >= 4 * kChunk)
     for (Eigen::Index c = 0; c < chunks; ++c) {
         double sum = 0;
+        // In float, the terms log(1 + e^−|z|) are summed as the log of their product, taken in
+        // double: each factor lies in (1, 2], so 256 of them stay below 2^256, and one log per
+        // 256 terms replaces 256 calls of glibc's scalar log1pf (an ego-Facebook epoch's 150k
+        // logits: 9.3M of its ~350M instructions). The product's rounding (≤ 256 double ulps) is
+        // far below what the float terms it replaces carried. The gradient does not use this sum.
+        double product = 1;
+        int factors = 0;
         for (Eigen::Index k = c * kChunk; k < std::min(n, (c + 1) * kChunk); ++k) {
             const T y = targets.data()[k];
             if (std::isnan(y)) continue;  // missing label: no loss, no gradient
             const T z = logits.data()[k];
             // −[y log σ(z) + (1−y) log(1−σ(z))] rearranged so exp only sees −|z| ≤ 0.
             const T ez = std::exp(-std::abs(z));
-            sum += static_cast<double>(std::max(z, T(0)) - z * y + std::log1p(ez));
+            if constexpr (std::is_same_v<T, float>) {
+                sum += static_cast<double>(std::max(z, T(0)) - z * y);
+                product *= 1.0 + static_cast<double>(ez);
+                if (++factors == 256) {
+                    sum += std::log(product);
+                    product = 1;
+                    factors = 0;
+                }
+            } else {
+                sum += static_cast<double>(std::max(z, T(0)) - z * y + std::log1p(ez));
+            }
             // σ(z) through the same exp(−|z|): for z ≥ 0, 1/(1+e^−z); for z < 0, e^z/(1+e^z).
             const T sigmoid = z >= T(0) ? T(1) / (T(1) + ez) : ez / (T(1) + ez);
             r.dlogits.data()[k] = (sigmoid - y) * inv;
         }
+        if (factors > 0) sum += std::log(product);
         partial[static_cast<std::size_t>(c)] = sum;
     }
     double total = 0;

@@ -7,6 +7,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -52,6 +53,44 @@ TEST_CASE("bce_with_logits equals -(y log σ + (1-y) log(1-σ)) over present lab
             continue;
         }
         CHECK(r.dlogits.data()[k] == Approx((1.0 / (1.0 + std::exp(-z.data()[k])) - y.data()[k]) / n).epsilon(1e-12));
+    }
+}
+
+TEST_CASE("bce_with_logits in float: the loss of 20,000 logits is the double-precision sum, for 1 and 2 threads",
+          "[train][loss][threads]") {
+    // Several 4096-logit chunks, and within each several 256-term products of (1 + e^−|z|),
+    // with a few missing labels and logits from ±1e4 (e^−|z| = 0) to 0.
+    Rng rng(21);
+    const Eigen::Index n = 20000;
+    Matrix z(n, 1), y(n, 1);
+    double ref = 0;
+    int present = 0;
+    for (Eigen::Index k = 0; k < n; ++k) {
+        z(k, 0) = k % 997 == 0 ? (k % 2 ? 1e4f : -1e4f) : static_cast<float>(rng.normal() * 6.0);
+        y(k, 0) = k % 101 == 0 ? std::numeric_limits<float>::quiet_NaN() : static_cast<float>(rng.uniform(0.0, 1.0) < 0.5);
+        if (std::isnan(y(k, 0))) continue;
+        const double zk = z(k, 0), yk = y(k, 0);
+        ref += std::max(zk, 0.0) - zk * yk + std::log1p(std::exp(-std::abs(zk)));
+        ++present;
+    }
+    ref /= present;
+    const int saved = thread_count();
+    set_thread_count(1);
+    const auto one = bce_with_logits(z, y);
+    set_thread_count(2);
+    const auto two = bce_with_logits(z, y);
+    set_thread_count(saved);
+    CHECK(one.loss == Approx(ref).epsilon(1e-6));
+    CHECK(two.loss == one.loss);
+    CHECK(two.dlogits == one.dlogits);
+    for (Eigen::Index k = 0; k < n; k += 37) {
+        if (std::isnan(y(k, 0))) {
+            CHECK(one.dlogits(k, 0) == 0.0f);
+            continue;
+        }
+        // σ(z) − y in float: exact to float's rounding of σ (absolute, ≤ 2^−24 near 1)
+        const double s = 1.0 / (1.0 + std::exp(-static_cast<double>(z(k, 0))));
+        CHECK(one.dlogits(k, 0) == Approx((s - y(k, 0)) / present).epsilon(1e-5).margin(1.2e-7 / present));
     }
 }
 
