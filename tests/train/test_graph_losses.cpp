@@ -74,12 +74,11 @@ TEST_CASE("bce_with_logits in float: the loss of 20,000 logits is the double-pre
         ++present;
     }
     ref /= present;
-    const int saved = thread_count();
-    set_thread_count(1);
-    const auto one = bce_with_logits(z, y);
-    set_thread_count(2);
-    const auto two = bce_with_logits(z, y);
-    set_thread_count(saved);
+    const auto loss_with = [&](int threads) {
+        const ThreadScope scope(threads);
+        return bce_with_logits(z, y);
+    };
+    const auto one = loss_with(1), two = loss_with(2);
     CHECK(one.loss == Approx(ref).epsilon(1e-6));
     CHECK(two.loss == one.loss);
     CHECK(two.dlogits == one.dlogits);
