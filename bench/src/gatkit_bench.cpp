@@ -19,6 +19,13 @@
 //       against Eigen's single-threaded products (A·B, A·Bᵀ, Aᵀ·B: what they used before) on the
 //       layer shapes of the bench cases, one thread each: GFLOP/s, the best of 5 runs of R
 //       products (R scaled to the shape; --reps sets the 640×256×256 one).
+//   gatkit_bench gather [--nodes N] [--edges-per-node K] [--width W] [--threads T] [--reps R] [--seed S]
+//       The memory floor of one edge pass of big-layer: the same random graph (self-loops added,
+//       as GatConv sees it), and per destination row the plain sum of its sources' rows of W
+//       floats (W = 64: big-layer's 4 × 16), each gathered row prefetched 16 edges ahead as the
+//       row kernels do. No scores, no softmax: only the bytes a pass over the rows must move. The
+//       best of R passes (default 5) after one untimed one, in seconds and in GB/s of gathered
+//       rows; also the best of R sequential reads of the same rows, for the streaming rate.
 //
 // Prints one JSON line: the case, the medians (seconds), peak resident memory of the process
 // (MiB, getrusage) and the sizes.
@@ -98,12 +105,9 @@ nlohmann::json cora_infer(const Args& a) {
             {"checksum", checksum}};
 }
 
-nlohmann::json big_layer(const Args& a) {
-    const auto N = static_cast<NodeId>(a.number("nodes", 1000000));
-    const long per_node = a.number("edges-per-node", 10);
-    const long F = a.number("feat", 64), H = a.number("heads", 4), C = a.number("hidden", 16), reps = a.number("reps", 3);
-    Rng rng(static_cast<std::uint64_t>(a.number("seed", 0)));
-    const auto t_graph = Clock::now();
+// big-layer's random graph (torch_gat_synthetic.py's rule): per_node·N uniform (source, target)
+// pairs, self-loops dropped, duplicates merged.
+Graph synthetic_graph(NodeId N, long per_node, Rng& rng) {
     std::vector<std::pair<NodeId, NodeId>> edges;
     edges.reserve(static_cast<std::size_t>(per_node) * static_cast<std::size_t>(N));
     for (long k = 0; k < per_node * N; ++k) {
@@ -111,7 +115,16 @@ nlohmann::json big_layer(const Args& a) {
         const auto d = static_cast<NodeId>(rng.next_u64() % static_cast<std::uint64_t>(N));
         if (s != d) edges.emplace_back(s, d);
     }
-    const Graph graph = build_graph(N, std::move(edges), {.drop_duplicates = true});
+    return build_graph(N, std::move(edges), {.drop_duplicates = true});
+}
+
+nlohmann::json big_layer(const Args& a) {
+    const auto N = static_cast<NodeId>(a.number("nodes", 1000000));
+    const long per_node = a.number("edges-per-node", 10);
+    const long F = a.number("feat", 64), H = a.number("heads", 4), C = a.number("hidden", 16), reps = a.number("reps", 3);
+    Rng rng(static_cast<std::uint64_t>(a.number("seed", 0)));
+    const auto t_graph = Clock::now();
+    const Graph graph = synthetic_graph(N, per_node, rng);
     const double graph_seconds = seconds_since(t_graph);
     Matrix x = large_matrix<float>(N, F);
     for (Eigen::Index k = 0; k < x.size(); ++k) x.data()[k] = static_cast<float>(rng.normal());
@@ -149,6 +162,77 @@ nlohmann::json big_layer(const Args& a) {
             {"feat", F},                  {"heads", H},
             {"hidden", C},                {"graph_gen_s", graph_seconds},
             {"peak_rss_before_layer_mib", rss_before}};
+}
+
+nlohmann::json gather(const Args& a) {
+    const auto N = static_cast<NodeId>(a.number("nodes", 1000000));
+    const long W = a.number("width", 64), reps = a.number("reps", 5);
+    if (N < 1 || W < 1 || reps < 1) throw std::runtime_error("gather: --nodes, --width and --reps must be positive");
+    Rng rng(static_cast<std::uint64_t>(a.number("seed", 0)));
+    const Graph base = synthetic_graph(N, a.number("edges-per-node", 10), rng);
+    const Graph& g = base.with_self_loops();
+    const auto& offsets = g.in_offsets();
+    const auto& src = g.in_src();
+    const EdgeId E = offsets[static_cast<std::size_t>(N)];
+    Matrix rows = large_matrix<float>(N, W), out = large_matrix<float>(N, W);
+    for (Eigen::Index k = 0; k < rows.size(); ++k) rows.data()[k] = static_cast<float>(rng.uniform(-1.0, 1.0));
+    constexpr EdgeId kAhead = 16;  // the row kernels' prefetch distance (src/nn/gat_simd*.cpp)
+    const auto line_count = (W * static_cast<long>(sizeof(float)) + 63) / 64;
+    const auto pass = [&] {
+#pragma omp parallel for schedule(dynamic, 64)
+        for (Eigen::Index i = 0; i < N; ++i) {
+            float* o = out.data() + i * W;
+            std::fill(o, o + W, 0.0f);
+            for (EdgeId e = offsets[static_cast<std::size_t>(i)]; e < offsets[static_cast<std::size_t>(i) + 1]; ++e) {
+                if (e + kAhead < E) {
+                    const char* ahead = reinterpret_cast<const char*>(rows.data() + static_cast<Eigen::Index>(src[static_cast<std::size_t>(e + kAhead)]) * W);
+                    for (long l = 0; l < line_count; ++l) __builtin_prefetch(ahead + 64 * l, 0, 3);
+                }
+                const float* r = rows.data() + static_cast<Eigen::Index>(src[static_cast<std::size_t>(e)]) * W;
+                for (Eigen::Index c = 0; c < W; ++c) o[c] += r[c];
+            }
+        }
+    };
+    const auto stream = [&] {  // the same rows read in order, summed column by column per thread
+        double total = 0;
+#pragma omp parallel reduction(+ : total)
+        {
+            std::vector<float> acc(static_cast<std::size_t>(W), 0.0f);
+#pragma omp for schedule(static)
+            for (Eigen::Index i = 0; i < N; ++i) {
+                const float* r = rows.data() + i * W;
+                for (Eigen::Index c = 0; c < W; ++c) acc[static_cast<std::size_t>(c)] += r[c];
+            }
+            for (const float v : acc) total += v;
+        }
+        return total;
+    };
+    double checksum = 0;
+    const auto best_of = [&](auto&& run) {
+        run();
+        double best = 1e30;
+        for (long r = 0; r < reps; ++r) {
+            const auto t0 = Clock::now();
+            run();
+            best = std::min(best, seconds_since(t0));
+            checksum += out(0, 0);
+        }
+        return best;
+    };
+    const double gather_s = best_of(pass);
+    volatile double sink = 0;  // keeps the streaming sums (their bits depend on the thread count: not in checksum)
+    const double stream_s = best_of([&] { sink = sink + stream(); });
+    const double row_bytes = static_cast<double>(W) * sizeof(float);
+    return {{"case", "gather"},
+            {"nodes", N},
+            {"edges_with_self_loops", E},
+            {"width", W},
+            {"reps", reps},
+            {"gather_pass_s", gather_s},
+            {"gather_gb_per_s", static_cast<double>(E) * row_bytes / gather_s / 1e9},
+            {"stream_pass_s", stream_s},
+            {"stream_gb_per_s", static_cast<double>(N) * row_bytes / stream_s / 1e9},
+            {"checksum", checksum}};
 }
 
 // GFLOP/s of gemm_nn and of Eigen's product, one thread, on the shapes of the bench cases.
@@ -199,7 +283,7 @@ int main(int argc, char** argv) {
     // The gatkit program's heap settings (apps/gatkit/main.cpp, core/memory.hpp).
     tune_process_heap();
     try {
-        if (argc < 2) throw std::runtime_error("usage: gatkit_bench cora-infer|big-layer|gemm [--option value]...");
+        if (argc < 2) throw std::runtime_error("usage: gatkit_bench cora-infer|big-layer|gemm|gather [--option value]...");
         const std::string which = argv[1];
         const Args a = parse(argc, argv, 2);
         const int threads = static_cast<int>(a.number("threads", 2));
@@ -212,8 +296,10 @@ int main(int argc, char** argv) {
             out = big_layer(a);
         } else if (which == "gemm") {
             out = gemm(a);
+        } else if (which == "gather") {
+            out = gather(a);
         } else {
-            throw std::runtime_error("unknown case '" + which + "' (cora-infer, big-layer, gemm)");
+            throw std::runtime_error("unknown case '" + which + "' (cora-infer, big-layer, gemm, gather)");
         }
         out["threads"] = threads;
         out["peak_rss_mib"] = peak_rss_mib();
