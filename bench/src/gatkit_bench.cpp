@@ -185,7 +185,8 @@ nlohmann::json gather(const Args& a) {
             std::fill(o, o + W, 0.0f);
             for (EdgeId e = offsets[static_cast<std::size_t>(i)]; e < offsets[static_cast<std::size_t>(i) + 1]; ++e) {
                 if (e + kAhead < E) {
-                    const char* ahead = reinterpret_cast<const char*>(rows.data() + static_cast<Eigen::Index>(src[static_cast<std::size_t>(e + kAhead)]) * W);
+                    const auto j = static_cast<Eigen::Index>(src[static_cast<std::size_t>(e + kAhead)]);
+                    const char* ahead = reinterpret_cast<const char*>(rows.data() + j * W);
                     for (long l = 0; l < line_count; ++l) __builtin_prefetch(ahead + 64 * l, 0, 3);
                 }
                 const float* r = rows.data() + static_cast<Eigen::Index>(src[static_cast<std::size_t>(e)]) * W;
