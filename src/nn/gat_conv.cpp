@@ -318,7 +318,7 @@ MatrixT<T> GatConvT<T>::attend(const Graph& graph, GatConvCache<T>& cache, const
             args.out_accumulate = options_.residual;
             args.out_bias = options_.bias ? bias_.value.data() : nullptr;
             args.out_act = act;
-            detail::gat_simd_forward(args, xw.data(), a_src, a_dst, edge_score, alpha, alpha_used, out.data());
+            detail::gat_simd_forward(args, xw.data(), att_src_.value.data(), a_dst, edge_score, alpha, alpha_used, out.data());
         }
         return out;
     } else
@@ -411,13 +411,16 @@ MatrixT<T> GatConvT<T>::backward(const MatrixT<T>& dout, const GatConvCache<T>& 
     //   out_ih = Σ_e α'_eh xw_jh              ⇒ dα'_eh = dout_ih · xw_jh
     //   α = softmax(s) over the row          ⇒ ds_eh = α_eh (dα_eh − Σ_e' α_e'h dα_e'h)
     //   s = LeakyReLU(z), z = a_src_j + a_dst_i [+ edge_eh] ⇒ dz_eh = ds_eh · (z > 0 ? 1 : slope)
-    MatrixT<T> dz = large_matrix<T>(g.num_edges(), H);
-    MatrixT<T> da_dst = large_zero_matrix<T>(N, H);
+    // The SIMD kernels keep each edge's α' beside its dz (E×2H: α'_e, then dz_e), so that pass 2,
+    // which visits the edges in transposed order, reads one cache line per edge for both; the
+    // portable loops keep dz alone (E×H).
     const bool simd = use_simd<T>(options_);
+    MatrixT<T> dz = large_matrix<T>(g.num_edges(), simd ? 2 * H : H);
+    MatrixT<T> da_dst = large_zero_matrix<T>(N, H);
     if (simd) {
         if constexpr (std::is_same_v<T, float>)
-            detail::gat_simd_backward_dst(simd_args(options_, g, attn_drop), dout.data(), xw.data(), alpha, alpha_used, a_src, a_dst,
-                                          edge_score, dz.data(), da_dst.data());
+            detail::gat_simd_backward_dst(simd_args(options_, g, attn_drop), dout.data(), xw.data(), alpha, alpha_used,
+                                          att_src_.value.data(), a_dst, edge_score, dz.data(), da_dst.data());
     } else
 #pragma omp parallel
     {
@@ -467,7 +470,12 @@ MatrixT<T> GatConvT<T>::backward(const MatrixT<T>& dout, const GatConvCache<T>& 
     //   dW_e,h += dv_h a_edge[h]ᵀ   and   da_edge[h] += W_e,hᵀ dv_h.
     if (has_edges) {
         MatrixT<T> dv;
-        gemm_tn(cache.edge_attr, dz, dv);
+        if (simd) {
+            const MatrixT<T> dz_only = dz.rightCols(H);
+            gemm_tn(cache.edge_attr, dz_only, dv);
+        } else {
+            gemm_tn(cache.edge_attr, dz, dv);
+        }
         for (Eigen::Index h = 0; h < H; ++h) {
             lin_edge_.grad.middleCols(h * C, C).noalias() += dv.col(h) * att_edge_.value.row(h);
             att_edge_.grad.row(h).noalias() += dv.col(h).transpose() * lin_edge_.value.middleCols(h * C, C);
@@ -490,7 +498,7 @@ MatrixT<T> GatConvT<T>::backward(const MatrixT<T>& dout, const GatConvCache<T>& 
     const T* att_dst = att_dst_.value.data();
     if (simd) {
         if constexpr (std::is_same_v<T, float>)
-            detail::gat_simd_backward_src(simd_args(options_, g, attn_drop), dout.data(), alpha_used, dz.data(), da_dst.data(), att_src,
+            detail::gat_simd_backward_src(simd_args(options_, g, attn_drop), dout.data(), dz.data(), da_dst.data(), att_src,
                                           att_dst, dxw.data(), da_src.data());
     } else
 #pragma omp parallel

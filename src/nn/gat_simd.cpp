@@ -105,8 +105,8 @@ private:
 };
 
 // Edges ahead whose gathered rows are prefetched: the row passes are bound by the latency of
-// gathering random rows (sources' xw and a_src, destinations' dout) once the graph outgrows the
-// caches; a prefetch this far ahead covers it.
+// gathering random rows (sources' xw, destinations' dout and the edges' α' and dz in transposed
+// order) once the graph outgrows the caches; a prefetch this far ahead covers it.
 constexpr EdgeId kPrefetchAhead = 16;
 
 // always_inline: GCC 12 split the functions below (partial inlining) and then removed the calls to
@@ -116,14 +116,12 @@ constexpr EdgeId kPrefetchAhead = 16;
     for (int l = 0; l < lines; ++l) _mm_prefetch(reinterpret_cast<const char*>(p) + 64 * l, _MM_HINT_T0);
 }
 
-// The passes over destination rows gather each edge's source rows of a_src (H) and xw (H·C):
-// prefetch those of edge e + kPrefetchAhead.
+// The passes over destination rows gather each edge's source row of xw (H·C): prefetch the row of
+// edge e + kPrefetchAhead.
 template <int NB>
-[[gnu::always_inline]] inline void prefetch_source_ahead(const GatSimdArgs& a, const Layout& L, const float* a_src, const float* xw, EdgeId e, EdgeId E) {
+[[gnu::always_inline]] inline void prefetch_source_ahead(const GatSimdArgs& a, const Layout& L, const float* xw, EdgeId e, EdgeId E) {
     if (e + kPrefetchAhead >= E) return;
-    const auto ahead = static_cast<Eigen::Index>(a.in_src[e + kPrefetchAhead]);
-    _mm_prefetch(reinterpret_cast<const char*>(a_src + ahead * a.H), _MM_HINT_T0);
-    prefetch_lines(xw + ahead * L.HC, NB);
+    prefetch_lines(xw + static_cast<Eigen::Index>(a.in_src[e + kPrefetchAhead]) * L.HC, NB);
 }
 
 // s > 0 ? s : slope·s, lane-wise (NaN takes the slope branch, as the scalar expression)
@@ -195,6 +193,18 @@ inline __m512 head_sums(const Layout& L, const __m512* p) {
     }
 }
 
+// att[h]ᵀ row_h for each head h of one row (H·C values), in the first H lanes. With att = a_src and
+// row = xw_j it is the source score of every edge leaving j: the row passes compute it from the
+// source row they gather anyway instead of reading it from an N×H array, which on a graph past
+// the caches is one more random cache line per edge. node_score_rows uses the same function, so
+// the scores have the same bits either way.
+template <int NB>
+[[gnu::always_inline]] inline __m512 head_dots(const Layout& L, const float* row, const float* att) {
+    __m512 q[NB];
+    for (int b = 0; b < NB; ++b) q[b] = _mm512_mul_ps(load_block<NB>(L, row, b), load_block<NB>(L, att, b));
+    return head_sums<NB>(L, q);
+}
+
 template <int NB>
 void node_score_rows(const GatSimdArgs& a, const Layout& L, const float* xw, const float* att_src, const float* att_dst, float* a_src,
                      float* a_dst) {
@@ -203,19 +213,13 @@ void node_score_rows(const GatSimdArgs& a, const Layout& L, const float* xw, con
 #pragma omp parallel for schedule(static)
     for (Eigen::Index n = 0; n < a.N; ++n) {
         const float* r = xw + n * HC;
-        __m512 ps[NB], pd[NB];
-        for (int b = 0; b < NB; ++b) {
-            const __m512 v = load_block<NB>(L, r, b);
-            ps[b] = _mm512_mul_ps(v, load_block<NB>(L, att_src, b));
-            pd[b] = _mm512_mul_ps(v, load_block<NB>(L, att_dst, b));
-        }
-        _mm512_mask_storeu_ps(a_src + n * H, hm, head_sums<NB>(L, ps));
-        _mm512_mask_storeu_ps(a_dst + n * H, hm, head_sums<NB>(L, pd));
+        _mm512_mask_storeu_ps(a_src + n * H, hm, head_dots<NB>(L, r, att_src));
+        _mm512_mask_storeu_ps(a_dst + n * H, hm, head_dots<NB>(L, r, att_dst));
     }
 }
 
 template <int NB>
-void forward_rows(const GatSimdArgs& a, const Layout& L, const float* xw, const float* a_src, const float* a_dst, const float* es,
+void forward_rows(const GatSimdArgs& a, const Layout& L, const float* xw, const float* att_src, const float* a_dst, const float* es,
                   float* alpha, float* alpha_used, float* out) {
     const Eigen::Index H = a.H, HC = L.HC;
     const __mmask16 hm = L.head_mask;
@@ -239,8 +243,9 @@ void forward_rows(const GatSimdArgs& a, const Layout& L, const float* xw, const 
         // scores and the row maximum (subtracted before exp so nothing overflows)
         __m512 mx = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
         for (EdgeId e = e0; e < e1; ++e) {
-            prefetch_source_ahead<NB>(a, L, a_src, xw, e, E);
-            __m512 s = _mm512_add_ps(_mm512_maskz_loadu_ps(hm, a_src + static_cast<Eigen::Index>(a.in_src[e]) * H), ad);
+            prefetch_source_ahead<NB>(a, L, xw, e, E);
+            const float* xs = xw + static_cast<Eigen::Index>(a.in_src[e]) * HC;  // in L1 again for the sum below
+            __m512 s = _mm512_add_ps(head_dots<NB>(L, xs, att_src), ad);
             if (es) s = _mm512_add_ps(s, _mm512_maskz_loadu_ps(hm, es + e * H));
             s = leaky(s, slope);
             r[e] = s;
@@ -276,7 +281,8 @@ void forward_rows(const GatSimdArgs& a, const Layout& L, const float* xw, const 
 
 template <int NB>
 void backward_dst_rows(const GatSimdArgs& a, const Layout& L, const float* dout, const float* xw, const float* alpha,
-                       const float* alpha_used, const float* a_src, const float* a_dst, const float* es, float* dz, float* da_dst) {
+                       const float* alpha_used, const float* att_src, const float* a_dst, const float* es, float* edge_grads,
+                       float* da_dst) {
     const Eigen::Index H = a.H, HC = L.HC;
     const __mmask16 hm = L.head_mask;
     const EdgeId E = a.in_offsets[a.N];
@@ -284,19 +290,23 @@ void backward_dst_rows(const GatSimdArgs& a, const Layout& L, const float* dout,
     const __m512 attn_scale = _mm512_set1_ps(a.attn_scale), zero = _mm512_setzero_ps();
 #pragma omp parallel
     {
-        RowBuffer row;
+        RowBuffer row, score;
 #pragma omp for schedule(dynamic, 64)
     for (Eigen::Index i = 0; i < a.N; ++i) {
         const EdgeId e0 = a.in_offsets[i], e1 = a.in_offsets[i + 1];
         __m512* r = row.at_least(e1 - e0) - e0;
+        __m512* z = score.at_least(e1 - e0) - e0;  // z[e]: the score before LeakyReLU
+        const __m512 ad = _mm512_maskz_loadu_ps(hm, a_dst + i * H);
         __m512 di[NB];
         for (int b = 0; b < NB; ++b) di[b] = load_block<NB>(L, dout + i * HC, b);
         // dα'_eh = dout_ih · xw_jh, then the head scale and the dropout mask (α' = 0 where dropped;
         // where α itself is 0 the value does not matter: it is multiplied by α below)
         __m512 weighted = zero;
         for (EdgeId e = e0; e < e1; ++e) {
-            prefetch_source_ahead<NB>(a, L, a_src, xw, e, E);
+            prefetch_source_ahead<NB>(a, L, xw, e, E);
             const float* xs = xw + static_cast<Eigen::Index>(a.in_src[e]) * HC;
+            z[e] = _mm512_add_ps(head_dots<NB>(L, xs, att_src), ad);
+            if (es) z[e] = _mm512_add_ps(z[e], _mm512_maskz_loadu_ps(hm, es + e * H));
             __m512 p[NB];
             for (int b = 0; b < NB; ++b) p[b] = _mm512_mul_ps(di[b], load_block<NB>(L, xs, b));
             __m512 d = _mm512_mul_ps(head_sums<NB>(L, p), head_scale);
@@ -306,15 +316,13 @@ void backward_dst_rows(const GatSimdArgs& a, const Layout& L, const float* dout,
             weighted = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(hm, alpha + e * H), d, weighted);
             r[e] = d;
         }
-        // softmax backward ds = α (dα − Σ α dα), then through LeakyReLU
-        const __m512 ad = _mm512_maskz_loadu_ps(hm, a_dst + i * H);
+        // softmax backward ds = α (dα − Σ α dα), then through LeakyReLU; α' is written beside dz
         __m512 row_sum = zero;
         for (EdgeId e = e0; e < e1; ++e) {
             const __m512 ds = _mm512_mul_ps(_mm512_maskz_loadu_ps(hm, alpha + e * H), _mm512_sub_ps(r[e], weighted));
-            __m512 z = _mm512_add_ps(_mm512_maskz_loadu_ps(hm, a_src + static_cast<Eigen::Index>(a.in_src[e]) * H), ad);
-            if (es) z = _mm512_add_ps(z, _mm512_maskz_loadu_ps(hm, es + e * H));
-            const __m512 g = _mm512_mask_mul_ps(ds, _mm512_cmp_ps_mask(z, zero, _CMP_NGT_UQ), ds, slope);
-            _mm512_mask_storeu_ps(dz + e * H, hm, g);
+            const __m512 g = _mm512_mask_mul_ps(ds, _mm512_cmp_ps_mask(z[e], zero, _CMP_NGT_UQ), ds, slope);
+            _mm512_mask_storeu_ps(edge_grads + e * 2 * H, hm, _mm512_maskz_loadu_ps(hm, alpha_used + e * H));
+            _mm512_mask_storeu_ps(edge_grads + e * 2 * H + H, hm, g);
             row_sum = _mm512_add_ps(row_sum, g);
         }
         _mm512_mask_storeu_ps(da_dst + i * H, hm, row_sum);
@@ -323,8 +331,8 @@ void backward_dst_rows(const GatSimdArgs& a, const Layout& L, const float* dout,
 }
 
 template <int NB>
-void backward_src_rows(const GatSimdArgs& a, const Layout& L, const float* dout, const float* alpha_used, const float* dz,
-                       const float* da_dst, const float* att_src, const float* att_dst, float* dxw, float* da_src) {
+void backward_src_rows(const GatSimdArgs& a, const Layout& L, const float* dout, const float* edge_grads, const float* da_dst,
+                       const float* att_src, const float* att_dst, float* dxw, float* da_src) {
     const Eigen::Index H = a.H, HC = L.HC;
     const __mmask16 hm = L.head_mask;
     const EdgeId E = a.out_offsets[a.N];
@@ -335,15 +343,15 @@ void backward_src_rows(const GatSimdArgs& a, const Layout& L, const float* dout,
         __m512 sj = _mm512_setzero_ps();
         for (EdgeId k = a.out_offsets[j]; k < a.out_offsets[j + 1]; ++k) {
             if (k + kPrefetchAhead < E) {
-                const EdgeId ahead = a.out_edge[k + kPrefetchAhead];
-                _mm_prefetch(reinterpret_cast<const char*>(alpha_used + ahead * H), _MM_HINT_T0);
-                _mm_prefetch(reinterpret_cast<const char*>(dz + ahead * H), _MM_HINT_T0);
+                const float* ahead = edge_grads + a.out_edge[k + kPrefetchAhead] * 2 * H;
+                _mm_prefetch(reinterpret_cast<const char*>(ahead), _MM_HINT_T0);
+                _mm_prefetch(reinterpret_cast<const char*>(ahead + 2 * H - 1), _MM_HINT_T0);  // the same line unless H·8 bytes cross one
                 prefetch_lines(dout + static_cast<Eigen::Index>(a.out_dst[k + kPrefetchAhead]) * HC, NB);
             }
-            const EdgeId e = a.out_edge[k];
+            const float* ug = edge_grads + a.out_edge[k] * 2 * H;
             const float* di = dout + static_cast<Eigen::Index>(a.out_dst[k]) * HC;
-            const __m512 u = _mm512_maskz_loadu_ps(hm, alpha_used + e * H);
-            sj = _mm512_add_ps(sj, _mm512_maskz_loadu_ps(hm, dz + e * H));
+            const __m512 u = _mm512_maskz_loadu_ps(hm, ug);
+            sj = _mm512_add_ps(sj, _mm512_maskz_loadu_ps(hm, ug + H));
             for (int b = 0; b < NB; ++b)
                 acc[b] = _mm512_fmadd_ps(_mm512_permutexvar_ps(L.spread_idx(b), u), load_block<NB>(L, di, b), acc[b]);
         }
@@ -389,22 +397,22 @@ void gat_simd_node_scores(const GatSimdArgs& a, const float* xw, const float* at
     dispatch(L, [&]<int NB>() { node_score_rows<NB>(a, L, xw, att_src, att_dst, a_src, a_dst); });
 }
 
-void gat_simd_forward(const GatSimdArgs& a, const float* xw, const float* a_src, const float* a_dst, const float* edge_score,
+void gat_simd_forward(const GatSimdArgs& a, const float* xw, const float* att_src, const float* a_dst, const float* edge_score,
                       float* alpha, float* alpha_used, float* out) {
     const Layout L(a.H, a.C);
-    dispatch(L, [&]<int NB>() { forward_rows<NB>(a, L, xw, a_src, a_dst, edge_score, alpha, alpha_used, out); });
+    dispatch(L, [&]<int NB>() { forward_rows<NB>(a, L, xw, att_src, a_dst, edge_score, alpha, alpha_used, out); });
 }
 
 void gat_simd_backward_dst(const GatSimdArgs& a, const float* dout, const float* xw, const float* alpha, const float* alpha_used,
-                           const float* a_src, const float* a_dst, const float* edge_score, float* dz, float* da_dst) {
+                           const float* att_src, const float* a_dst, const float* edge_score, float* edge_grads, float* da_dst) {
     const Layout L(a.H, a.C);
-    dispatch(L, [&]<int NB>() { backward_dst_rows<NB>(a, L, dout, xw, alpha, alpha_used, a_src, a_dst, edge_score, dz, da_dst); });
+    dispatch(L, [&]<int NB>() { backward_dst_rows<NB>(a, L, dout, xw, alpha, alpha_used, att_src, a_dst, edge_score, edge_grads, da_dst); });
 }
 
-void gat_simd_backward_src(const GatSimdArgs& a, const float* dout, const float* alpha_used, const float* dz, const float* da_dst,
-                           const float* att_src, const float* att_dst, float* dxw, float* da_src) {
+void gat_simd_backward_src(const GatSimdArgs& a, const float* dout, const float* edge_grads, const float* da_dst, const float* att_src,
+                           const float* att_dst, float* dxw, float* da_src) {
     const Layout L(a.H, a.C);
-    dispatch(L, [&]<int NB>() { backward_src_rows<NB>(a, L, dout, alpha_used, dz, da_dst, att_src, att_dst, dxw, da_src); });
+    dispatch(L, [&]<int NB>() { backward_src_rows<NB>(a, L, dout, edge_grads, da_dst, att_src, att_dst, dxw, da_src); });
 }
 
 #elif !(defined(__AVX2__) && defined(__FMA__))  // neither AVX-512 nor AVX2 (gat_simd_avx2.cpp): the portable loops run everywhere
@@ -419,8 +427,7 @@ void gat_simd_backward_dst(const GatSimdArgs&, const float*, const float*, const
                            const float*, float*, float*) {
     no_simd();
 }
-void gat_simd_backward_src(const GatSimdArgs&, const float*, const float*, const float*, const float*, const float*, const float*,
-                           float*, float*) {
+void gat_simd_backward_src(const GatSimdArgs&, const float*, const float*, const float*, const float*, const float*, float*, float*) {
     no_simd();
 }
 

@@ -60,15 +60,18 @@ void gat_simd_node_scores(const GatSimdArgs& a, const float* xw, const float* at
 // Forward over destination rows: scores, softmax, α (alpha), α' = α·head_scale·dropout
 // multiplier (alpha_used; may be alpha itself) and out (N×H·C, every row): the attention sum (0
 // for rows without edges), plus out's row on entry when out_accumulate, plus out_bias, through
-// out_act.
-void gat_simd_forward(const GatSimdArgs& a, const float* xw, const float* a_src, const float* a_dst, const float* edge_score,
+// out_act. The source scores a_src[h]ᵀ xw_jh are computed from the gathered rows of xw with the
+// attention vector att_src (the same bits as gat_simd_node_scores), not read from an N×H array.
+void gat_simd_forward(const GatSimdArgs& a, const float* xw, const float* att_src, const float* a_dst, const float* edge_score,
                       float* alpha, float* alpha_used, float* out);
-// Backward pass 1 over destination rows: dz (E×H, the score gradient) and da_dst (N×H).
+// Backward pass 1 over destination rows: edge_grads (E×2H: edge e's α' in its first H values, its
+// score gradient dz in the next H) and da_dst (N×H). α' sits beside dz so that pass 2, which
+// visits the edges in transposed order, reads one cache line per edge for both.
 void gat_simd_backward_dst(const GatSimdArgs& a, const float* dout, const float* xw, const float* alpha, const float* alpha_used,
-                           const float* a_src, const float* a_dst, const float* edge_score, float* dz, float* da_dst);
-// Backward pass 2 over source rows of the transposed CSR: dxw (N×H·C) and da_src (N×H), both
-// written, not accumulated.
-void gat_simd_backward_src(const GatSimdArgs& a, const float* dout, const float* alpha_used, const float* dz, const float* da_dst,
-                           const float* att_src, const float* att_dst, float* dxw, float* da_src);
+                           const float* att_src, const float* a_dst, const float* edge_score, float* edge_grads, float* da_dst);
+// Backward pass 2 over source rows of the transposed CSR, from pass 1's edge_grads: dxw (N×H·C)
+// and da_src (N×H), both written, not accumulated.
+void gat_simd_backward_src(const GatSimdArgs& a, const float* dout, const float* edge_grads, const float* da_dst, const float* att_src,
+                           const float* att_dst, float* dxw, float* da_src);
 
 }  // namespace gatkit::detail

@@ -131,8 +131,9 @@ private:
     std::vector<Slot> v_;
 };
 
-// The row passes are bound by the latency of gathering random rows once the graph outgrows the
-// caches; prefetch the rows of the edge this far ahead (as the AVX-512 kernels).
+// The row passes are bound by the latency of gathering random rows (sources' xw, destinations'
+// dout and the edges' α' and dz in transposed order) once the graph outgrows the caches; prefetch
+// those of the edge this far ahead (as the AVX-512 kernels).
 constexpr EdgeId kPrefetchAhead = 16;
 
 // always_inline: GCC 12 split the functions below (partial inlining) and then removed the calls to
@@ -143,11 +144,9 @@ constexpr EdgeId kPrefetchAhead = 16;
 }
 
 template <int NB>
-[[gnu::always_inline]] inline void prefetch_source_ahead(const GatSimdArgs& a, const Layout& L, const float* a_src, const float* xw, EdgeId e, EdgeId E) {
+[[gnu::always_inline]] inline void prefetch_source_ahead(const GatSimdArgs& a, const Layout& L, const float* xw, EdgeId e, EdgeId E) {
     if (e + kPrefetchAhead >= E) return;
-    const auto ahead = static_cast<Eigen::Index>(a.in_src[e + kPrefetchAhead]);
-    _mm_prefetch(reinterpret_cast<const char*>(a_src + ahead * a.H), _MM_HINT_T0);
-    prefetch_lines(xw + ahead * L.HC, (NB + 1) / 2);
+    prefetch_lines(xw + static_cast<Eigen::Index>(a.in_src[e + kPrefetchAhead]) * L.HC, (NB + 1) / 2);
 }
 
 // s > 0 ? s : slope·s, lane-wise (NaN takes the slope branch, as the scalar expression)
@@ -218,6 +217,15 @@ inline __m256 head_sums(const Layout& L, const __m256* p) {
     }
 }
 
+// att[h]ᵀ row_h for each head h of one row (H·C values), in the first H lanes: the source scores
+// computed from the gathered row, as in the AVX-512 kernels (gat_simd.cpp says why).
+template <int NB>
+[[gnu::always_inline]] inline __m256 head_dots(const Layout& L, const float* row, const float* att) {
+    __m256 q[NB];
+    for (int b = 0; b < NB; ++b) q[b] = _mm256_mul_ps(load_block<NB>(L, row, b), load_block<NB>(L, att, b));
+    return head_sums<NB>(L, q);
+}
+
 template <int NB>
 void node_score_rows(const GatSimdArgs& a, const Layout& L, const float* xw, const float* att_src, const float* att_dst, float* a_src,
                      float* a_dst) {
@@ -225,19 +233,13 @@ void node_score_rows(const GatSimdArgs& a, const Layout& L, const float* xw, con
 #pragma omp parallel for schedule(static)
     for (Eigen::Index n = 0; n < a.N; ++n) {
         const float* r = xw + n * HC;
-        __m256 ps[NB], pd[NB];
-        for (int b = 0; b < NB; ++b) {
-            const __m256 v = load_block<NB>(L, r, b);
-            ps[b] = _mm256_mul_ps(v, load_block<NB>(L, att_src, b));
-            pd[b] = _mm256_mul_ps(v, load_block<NB>(L, att_dst, b));
-        }
-        L.store_heads(a_src + n * H, head_sums<NB>(L, ps));
-        L.store_heads(a_dst + n * H, head_sums<NB>(L, pd));
+        L.store_heads(a_src + n * H, head_dots<NB>(L, r, att_src));
+        L.store_heads(a_dst + n * H, head_dots<NB>(L, r, att_dst));
     }
 }
 
 template <int NB>
-void forward_rows(const GatSimdArgs& a, const Layout& L, const float* xw, const float* a_src, const float* a_dst, const float* es,
+void forward_rows(const GatSimdArgs& a, const Layout& L, const float* xw, const float* att_src, const float* a_dst, const float* es,
                   float* alpha, float* alpha_used, float* out) {
     const Eigen::Index H = a.H, HC = L.HC;
     const EdgeId E = a.in_offsets[a.N];
@@ -259,8 +261,9 @@ void forward_rows(const GatSimdArgs& a, const Layout& L, const float* xw, const 
         const __m256 ad = L.load_heads(a_dst + i * H);
         __m256 mx = _mm256_set1_ps(-std::numeric_limits<float>::infinity());
         for (EdgeId e = e0; e < e1; ++e) {
-            prefetch_source_ahead<NB>(a, L, a_src, xw, e, E);
-            __m256 s = _mm256_add_ps(L.load_heads(a_src + static_cast<Eigen::Index>(a.in_src[e]) * H), ad);
+            prefetch_source_ahead<NB>(a, L, xw, e, E);
+            const float* xs = xw + static_cast<Eigen::Index>(a.in_src[e]) * HC;  // in L1 again for the sum below
+            __m256 s = _mm256_add_ps(head_dots<NB>(L, xs, att_src), ad);
             if (es) s = _mm256_add_ps(s, L.load_heads(es + e * H));
             s = leaky(s, slope);
             r[e] = s;
@@ -296,25 +299,30 @@ void forward_rows(const GatSimdArgs& a, const Layout& L, const float* xw, const 
 
 template <int NB>
 void backward_dst_rows(const GatSimdArgs& a, const Layout& L, const float* dout, const float* xw, const float* alpha,
-                       const float* alpha_used, const float* a_src, const float* a_dst, const float* es, float* dz, float* da_dst) {
+                       const float* alpha_used, const float* att_src, const float* a_dst, const float* es, float* edge_grads,
+                       float* da_dst) {
     const Eigen::Index H = a.H, HC = L.HC;
     const EdgeId E = a.in_offsets[a.N];
     const __m256 slope = _mm256_set1_ps(a.slope), head_scale = _mm256_set1_ps(a.head_scale);
     const __m256 attn_scale = _mm256_set1_ps(a.attn_scale), zero = _mm256_setzero_ps();
 #pragma omp parallel
     {
-        RowBuffer row;
+        RowBuffer row, score;
 #pragma omp for schedule(dynamic, 64)
     for (Eigen::Index i = 0; i < a.N; ++i) {
         const EdgeId e0 = a.in_offsets[i], e1 = a.in_offsets[i + 1];
         __m256* r = row.at_least(e1 - e0) - e0;
+        __m256* z = score.at_least(e1 - e0) - e0;  // z[e]: the score before LeakyReLU
+        const __m256 ad = L.load_heads(a_dst + i * H);
         __m256 di[NB];
         for (int b = 0; b < NB; ++b) di[b] = load_block<NB>(L, dout + i * HC, b);
         // dα'_eh = dout_ih · xw_jh, then the head scale and the dropout mask
         __m256 weighted = zero;
         for (EdgeId e = e0; e < e1; ++e) {
-            prefetch_source_ahead<NB>(a, L, a_src, xw, e, E);
+            prefetch_source_ahead<NB>(a, L, xw, e, E);
             const float* xs = xw + static_cast<Eigen::Index>(a.in_src[e]) * HC;
+            z[e] = _mm256_add_ps(head_dots<NB>(L, xs, att_src), ad);
+            if (es) z[e] = _mm256_add_ps(z[e], L.load_heads(es + e * H));
             __m256 p[NB];
             for (int b = 0; b < NB; ++b) p[b] = _mm256_mul_ps(di[b], load_block<NB>(L, xs, b));
             __m256 d = _mm256_mul_ps(head_sums<NB>(L, p), head_scale);
@@ -323,15 +331,13 @@ void backward_dst_rows(const GatSimdArgs& a, const Layout& L, const float* dout,
             weighted = _mm256_fmadd_ps(L.load_heads(alpha + e * H), d, weighted);
             r[e] = d;
         }
-        // softmax backward ds = α (dα − Σ α dα), then through LeakyReLU
-        const __m256 ad = L.load_heads(a_dst + i * H);
+        // softmax backward ds = α (dα − Σ α dα), then through LeakyReLU; α' is written beside dz
         __m256 row_sum = zero;
         for (EdgeId e = e0; e < e1; ++e) {
             const __m256 ds = _mm256_mul_ps(L.load_heads(alpha + e * H), _mm256_sub_ps(r[e], weighted));
-            __m256 z = _mm256_add_ps(L.load_heads(a_src + static_cast<Eigen::Index>(a.in_src[e]) * H), ad);
-            if (es) z = _mm256_add_ps(z, L.load_heads(es + e * H));
-            const __m256 g = _mm256_blendv_ps(ds, _mm256_mul_ps(ds, slope), _mm256_cmp_ps(z, zero, _CMP_NGT_UQ));
-            L.store_heads(dz + e * H, g);
+            const __m256 g = _mm256_blendv_ps(ds, _mm256_mul_ps(ds, slope), _mm256_cmp_ps(z[e], zero, _CMP_NGT_UQ));
+            L.store_heads(edge_grads + e * 2 * H, L.load_heads(alpha_used + e * H));
+            L.store_heads(edge_grads + e * 2 * H + H, g);
             row_sum = _mm256_add_ps(row_sum, g);
         }
         L.store_heads(da_dst + i * H, row_sum);
@@ -340,8 +346,8 @@ void backward_dst_rows(const GatSimdArgs& a, const Layout& L, const float* dout,
 }
 
 template <int NB>
-void backward_src_rows(const GatSimdArgs& a, const Layout& L, const float* dout, const float* alpha_used, const float* dz,
-                       const float* da_dst, const float* att_src, const float* att_dst, float* dxw, float* da_src) {
+void backward_src_rows(const GatSimdArgs& a, const Layout& L, const float* dout, const float* edge_grads, const float* da_dst,
+                       const float* att_src, const float* att_dst, float* dxw, float* da_src) {
     const Eigen::Index H = a.H, HC = L.HC;
     const EdgeId E = a.out_offsets[a.N];
 #pragma omp parallel for schedule(dynamic, 64)
@@ -351,15 +357,15 @@ void backward_src_rows(const GatSimdArgs& a, const Layout& L, const float* dout,
         __m256 sj = _mm256_setzero_ps();
         for (EdgeId k = a.out_offsets[j]; k < a.out_offsets[j + 1]; ++k) {
             if (k + kPrefetchAhead < E) {
-                const EdgeId ahead = a.out_edge[k + kPrefetchAhead];
-                _mm_prefetch(reinterpret_cast<const char*>(alpha_used + ahead * H), _MM_HINT_T0);
-                _mm_prefetch(reinterpret_cast<const char*>(dz + ahead * H), _MM_HINT_T0);
+                const float* ahead = edge_grads + a.out_edge[k + kPrefetchAhead] * 2 * H;
+                _mm_prefetch(reinterpret_cast<const char*>(ahead), _MM_HINT_T0);
+                _mm_prefetch(reinterpret_cast<const char*>(ahead + 2 * H - 1), _MM_HINT_T0);  // the same line unless H·8 bytes cross one
                 prefetch_lines(dout + static_cast<Eigen::Index>(a.out_dst[k + kPrefetchAhead]) * HC, (NB + 1) / 2);
             }
-            const EdgeId e = a.out_edge[k];
+            const float* ug = edge_grads + a.out_edge[k] * 2 * H;
             const float* di = dout + static_cast<Eigen::Index>(a.out_dst[k]) * HC;
-            const __m256 u = L.load_heads(alpha_used + e * H);
-            sj = _mm256_add_ps(sj, L.load_heads(dz + e * H));
+            const __m256 u = L.load_heads(ug);
+            sj = _mm256_add_ps(sj, L.load_heads(ug + H));
             for (int b = 0; b < NB; ++b)
                 acc[b] = _mm256_fmadd_ps(_mm256_permutevar8x32_ps(u, L.spread_idx(b)), load_block<NB>(L, di, b), acc[b]);
         }
@@ -407,22 +413,22 @@ void gat_simd_node_scores(const GatSimdArgs& a, const float* xw, const float* at
     dispatch(L, [&]<int NB>() { node_score_rows<NB>(a, L, xw, att_src, att_dst, a_src, a_dst); });
 }
 
-void gat_simd_forward(const GatSimdArgs& a, const float* xw, const float* a_src, const float* a_dst, const float* edge_score,
+void gat_simd_forward(const GatSimdArgs& a, const float* xw, const float* att_src, const float* a_dst, const float* edge_score,
                       float* alpha, float* alpha_used, float* out) {
     const Layout L(a.H, a.C);
-    dispatch(L, [&]<int NB>() { forward_rows<NB>(a, L, xw, a_src, a_dst, edge_score, alpha, alpha_used, out); });
+    dispatch(L, [&]<int NB>() { forward_rows<NB>(a, L, xw, att_src, a_dst, edge_score, alpha, alpha_used, out); });
 }
 
 void gat_simd_backward_dst(const GatSimdArgs& a, const float* dout, const float* xw, const float* alpha, const float* alpha_used,
-                           const float* a_src, const float* a_dst, const float* edge_score, float* dz, float* da_dst) {
+                           const float* att_src, const float* a_dst, const float* edge_score, float* edge_grads, float* da_dst) {
     const Layout L(a.H, a.C);
-    dispatch(L, [&]<int NB>() { backward_dst_rows<NB>(a, L, dout, xw, alpha, alpha_used, a_src, a_dst, edge_score, dz, da_dst); });
+    dispatch(L, [&]<int NB>() { backward_dst_rows<NB>(a, L, dout, xw, alpha, alpha_used, att_src, a_dst, edge_score, edge_grads, da_dst); });
 }
 
-void gat_simd_backward_src(const GatSimdArgs& a, const float* dout, const float* alpha_used, const float* dz, const float* da_dst,
-                           const float* att_src, const float* att_dst, float* dxw, float* da_src) {
+void gat_simd_backward_src(const GatSimdArgs& a, const float* dout, const float* edge_grads, const float* da_dst, const float* att_src,
+                           const float* att_dst, float* dxw, float* da_src) {
     const Layout L(a.H, a.C);
-    dispatch(L, [&]<int NB>() { backward_src_rows<NB>(a, L, dout, alpha_used, dz, da_dst, att_src, att_dst, dxw, da_src); });
+    dispatch(L, [&]<int NB>() { backward_src_rows<NB>(a, L, dout, edge_grads, da_dst, att_src, att_dst, dxw, da_src); });
 }
 
 }  // namespace gatkit::detail
