@@ -41,6 +41,7 @@ detail::GatSimdArgs simd_args(const GatConvOptions& o, const Graph& g, bool attn
     a.head_scale = o.concat ? 1.0f : 1.0f / static_cast<float>(o.heads);
     a.attn_drop = attn_drop;
     a.attn_scale = 1.0f / static_cast<float>(1.0 - o.dropout);  // as T(1) / T(1 - p) in the portable loops
+    a.scores_from_rows = detail::gat_simd_scores_from_rows(a.N, o.heads * o.out);
     return a;
 }
 
@@ -77,6 +78,7 @@ void add_head_weighted_sums(const MatrixT<T>& d_src, const MatrixT<T>& d_dst, co
 }  // namespace
 
 void set_gat_simd_kernels(bool on) { detail::set_gat_simd(on); }
+void set_gat_simd_source_scores(int mode) { detail::set_gat_simd_scores_from_rows(mode); }
 bool gat_simd_kernels_used(const GatConvOptions& o) { return use_simd<float>(o); }
 int gat_simd_kernel_lanes() { return detail::gat_simd_lanes(); }
 
@@ -318,7 +320,7 @@ MatrixT<T> GatConvT<T>::attend(const Graph& graph, GatConvCache<T>& cache, const
             args.out_accumulate = options_.residual;
             args.out_bias = options_.bias ? bias_.value.data() : nullptr;
             args.out_act = act;
-            detail::gat_simd_forward(args, xw.data(), att_src_.value.data(), a_dst, edge_score, alpha, alpha_used, out.data());
+            detail::gat_simd_forward(args, xw.data(), a_src, att_src_.value.data(), a_dst, edge_score, alpha, alpha_used, out.data());
         }
         return out;
     } else
@@ -419,7 +421,7 @@ MatrixT<T> GatConvT<T>::backward(const MatrixT<T>& dout, const GatConvCache<T>& 
     MatrixT<T> da_dst = large_zero_matrix<T>(N, H);
     if (simd) {
         if constexpr (std::is_same_v<T, float>)
-            detail::gat_simd_backward_dst(simd_args(options_, g, attn_drop), dout.data(), xw.data(), alpha, alpha_used,
+            detail::gat_simd_backward_dst(simd_args(options_, g, attn_drop), dout.data(), xw.data(), alpha, alpha_used, a_src,
                                           att_src_.value.data(), a_dst, edge_score, dz.data(), da_dst.data());
     } else
 #pragma omp parallel

@@ -15,10 +15,24 @@ namespace gatkit::detail {
 
 namespace {
 bool simd_on = true;
-}
+int scores_from_rows_mode = -1;
+
+// Above this many bytes the N rows of xw are taken to be out of a last-level cache (32 MiB: a Zen 3
+// or Zen 4 CCD's L3; sysconf's answer inside a virtual machine can be the host's total). Below it
+// the N×H source scores are read from cache and computing them from the rows costs more than it
+// saves (ego-Facebook's link epoch: 4,039 rows of 128 floats, 2 MiB, +18 % on one thread); the
+// 1M-node layer's 256 MiB of rows gain 20 % (docs/results.md).
+constexpr double kRowsInCacheBytes = 32.0 * 1024 * 1024;
+}  // namespace
 
 void set_gat_simd(bool on) { simd_on = on; }
 bool gat_simd_switched_on() { return simd_on; }
+
+bool gat_simd_scores_from_rows(Eigen::Index rows, Eigen::Index width) {
+    if (scores_from_rows_mode >= 0) return scores_from_rows_mode == 1;
+    return static_cast<double>(rows) * static_cast<double>(width) * sizeof(float) > kRowsInCacheBytes;
+}
+void set_gat_simd_scores_from_rows(int mode) { scores_from_rows_mode = mode; }
 
 #if defined(__AVX512F__)
 
@@ -105,8 +119,8 @@ private:
 };
 
 // Edges ahead whose gathered rows are prefetched: the row passes are bound by the latency of
-// gathering random rows (sources' xw, destinations' dout and the edges' α' and dz in transposed
-// order) once the graph outgrows the caches; a prefetch this far ahead covers it.
+// gathering random rows (sources' xw and a_src, destinations' dout and the edges' α' and dz in
+// transposed order) once the graph outgrows the caches; a prefetch this far ahead covers it.
 constexpr EdgeId kPrefetchAhead = 16;
 
 // always_inline: GCC 12 split the functions below (partial inlining) and then removed the calls to
@@ -116,12 +130,15 @@ constexpr EdgeId kPrefetchAhead = 16;
     for (int l = 0; l < lines; ++l) _mm_prefetch(reinterpret_cast<const char*>(p) + 64 * l, _MM_HINT_T0);
 }
 
-// The passes over destination rows gather each edge's source row of xw (H·C): prefetch the row of
-// edge e + kPrefetchAhead.
+// The passes over destination rows gather each edge's source rows of xw (H·C) and, unless the
+// scores come from the rows, a_src (H): prefetch those of edge e + kPrefetchAhead.
 template <int NB>
-[[gnu::always_inline]] inline void prefetch_source_ahead(const GatSimdArgs& a, const Layout& L, const float* xw, EdgeId e, EdgeId E) {
+[[gnu::always_inline]] inline void prefetch_source_ahead(const GatSimdArgs& a, const Layout& L, const float* a_src, const float* xw, EdgeId e,
+                                                         EdgeId E) {
     if (e + kPrefetchAhead >= E) return;
-    prefetch_lines(xw + static_cast<Eigen::Index>(a.in_src[e + kPrefetchAhead]) * L.HC, NB);
+    const auto ahead = static_cast<Eigen::Index>(a.in_src[e + kPrefetchAhead]);
+    if (!a.scores_from_rows) _mm_prefetch(reinterpret_cast<const char*>(a_src + ahead * a.H), _MM_HINT_T0);
+    prefetch_lines(xw + ahead * L.HC, NB);
 }
 
 // s > 0 ? s : slope·s, lane-wise (NaN takes the slope branch, as the scalar expression)
@@ -194,15 +211,23 @@ inline __m512 head_sums(const Layout& L, const __m512* p) {
 }
 
 // att[h]ᵀ row_h for each head h of one row (H·C values), in the first H lanes. With att = a_src and
-// row = xw_j it is the source score of every edge leaving j: the row passes compute it from the
-// source row they gather anyway instead of reading it from an N×H array, which on a graph past
-// the caches is one more random cache line per edge. node_score_rows uses the same function, so
-// the scores have the same bits either way.
+// row = xw_j it is the source score of every edge leaving j. node_score_rows fills the N×H array
+// of those scores with this function, so source_score below has the same bits either way.
 template <int NB>
 [[gnu::always_inline]] inline __m512 head_dots(const Layout& L, const float* row, const float* att) {
     __m512 q[NB];
     for (int b = 0; b < NB; ++b) q[b] = _mm512_mul_ps(load_block<NB>(L, row, b), load_block<NB>(L, att, b));
     return head_sums<NB>(L, q);
+}
+
+// Source j's scores for the row passes: from its row xw_j, which the pass gathers anyway, when the
+// rows are past the caches (then a read of a_src is one more random cache line per edge), else
+// from the N×H array.
+template <int NB>
+[[gnu::always_inline]] inline __m512 source_score(const GatSimdArgs& a, const Layout& L, const float* a_src, const float* att_src,
+                                                  const float* xw_j, Eigen::Index j) {
+    if (a.scores_from_rows) return head_dots<NB>(L, xw_j, att_src);
+    return _mm512_maskz_loadu_ps(L.head_mask, a_src + j * a.H);
 }
 
 template <int NB>
@@ -219,8 +244,8 @@ void node_score_rows(const GatSimdArgs& a, const Layout& L, const float* xw, con
 }
 
 template <int NB>
-void forward_rows(const GatSimdArgs& a, const Layout& L, const float* xw, const float* att_src, const float* a_dst, const float* es,
-                  float* alpha, float* alpha_used, float* out) {
+void forward_rows(const GatSimdArgs& a, const Layout& L, const float* xw, const float* a_src, const float* att_src, const float* a_dst,
+                  const float* es, float* alpha, float* alpha_used, float* out) {
     const Eigen::Index H = a.H, HC = L.HC;
     const __mmask16 hm = L.head_mask;
     const EdgeId E = a.in_offsets[a.N];
@@ -243,9 +268,9 @@ void forward_rows(const GatSimdArgs& a, const Layout& L, const float* xw, const 
         // scores and the row maximum (subtracted before exp so nothing overflows)
         __m512 mx = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
         for (EdgeId e = e0; e < e1; ++e) {
-            prefetch_source_ahead<NB>(a, L, xw, e, E);
-            const float* xs = xw + static_cast<Eigen::Index>(a.in_src[e]) * HC;  // in L1 again for the sum below
-            __m512 s = _mm512_add_ps(head_dots<NB>(L, xs, att_src), ad);
+            prefetch_source_ahead<NB>(a, L, a_src, xw, e, E);
+            const auto j = static_cast<Eigen::Index>(a.in_src[e]);
+            __m512 s = _mm512_add_ps(source_score<NB>(a, L, a_src, att_src, xw + j * HC, j), ad);
             if (es) s = _mm512_add_ps(s, _mm512_maskz_loadu_ps(hm, es + e * H));
             s = leaky(s, slope);
             r[e] = s;
@@ -281,8 +306,8 @@ void forward_rows(const GatSimdArgs& a, const Layout& L, const float* xw, const 
 
 template <int NB>
 void backward_dst_rows(const GatSimdArgs& a, const Layout& L, const float* dout, const float* xw, const float* alpha,
-                       const float* alpha_used, const float* att_src, const float* a_dst, const float* es, float* edge_grads,
-                       float* da_dst) {
+                       const float* alpha_used, const float* a_src, const float* att_src, const float* a_dst, const float* es,
+                       float* edge_grads, float* da_dst) {
     const Eigen::Index H = a.H, HC = L.HC;
     const __mmask16 hm = L.head_mask;
     const EdgeId E = a.in_offsets[a.N];
@@ -303,9 +328,10 @@ void backward_dst_rows(const GatSimdArgs& a, const Layout& L, const float* dout,
         // where α itself is 0 the value does not matter: it is multiplied by α below)
         __m512 weighted = zero;
         for (EdgeId e = e0; e < e1; ++e) {
-            prefetch_source_ahead<NB>(a, L, xw, e, E);
-            const float* xs = xw + static_cast<Eigen::Index>(a.in_src[e]) * HC;
-            z[e] = _mm512_add_ps(head_dots<NB>(L, xs, att_src), ad);
+            prefetch_source_ahead<NB>(a, L, a_src, xw, e, E);
+            const auto j = static_cast<Eigen::Index>(a.in_src[e]);
+            const float* xs = xw + j * HC;
+            z[e] = _mm512_add_ps(source_score<NB>(a, L, a_src, att_src, xs, j), ad);
             if (es) z[e] = _mm512_add_ps(z[e], _mm512_maskz_loadu_ps(hm, es + e * H));
             __m512 p[NB];
             for (int b = 0; b < NB; ++b) p[b] = _mm512_mul_ps(di[b], load_block<NB>(L, xs, b));
@@ -397,16 +423,19 @@ void gat_simd_node_scores(const GatSimdArgs& a, const float* xw, const float* at
     dispatch(L, [&]<int NB>() { node_score_rows<NB>(a, L, xw, att_src, att_dst, a_src, a_dst); });
 }
 
-void gat_simd_forward(const GatSimdArgs& a, const float* xw, const float* att_src, const float* a_dst, const float* edge_score,
-                      float* alpha, float* alpha_used, float* out) {
+void gat_simd_forward(const GatSimdArgs& a, const float* xw, const float* a_src, const float* att_src, const float* a_dst,
+                      const float* edge_score, float* alpha, float* alpha_used, float* out) {
     const Layout L(a.H, a.C);
-    dispatch(L, [&]<int NB>() { forward_rows<NB>(a, L, xw, att_src, a_dst, edge_score, alpha, alpha_used, out); });
+    dispatch(L, [&]<int NB>() { forward_rows<NB>(a, L, xw, a_src, att_src, a_dst, edge_score, alpha, alpha_used, out); });
 }
 
 void gat_simd_backward_dst(const GatSimdArgs& a, const float* dout, const float* xw, const float* alpha, const float* alpha_used,
-                           const float* att_src, const float* a_dst, const float* edge_score, float* edge_grads, float* da_dst) {
+                           const float* a_src, const float* att_src, const float* a_dst, const float* edge_score, float* edge_grads,
+                           float* da_dst) {
     const Layout L(a.H, a.C);
-    dispatch(L, [&]<int NB>() { backward_dst_rows<NB>(a, L, dout, xw, alpha, alpha_used, att_src, a_dst, edge_score, edge_grads, da_dst); });
+    dispatch(L, [&]<int NB>() {
+        backward_dst_rows<NB>(a, L, dout, xw, alpha, alpha_used, a_src, att_src, a_dst, edge_score, edge_grads, da_dst);
+    });
 }
 
 void gat_simd_backward_src(const GatSimdArgs& a, const float* dout, const float* edge_grads, const float* da_dst, const float* att_src,
@@ -422,9 +451,11 @@ bool gat_simd_fits(Eigen::Index, Eigen::Index, bool) { return false; }
 
 [[noreturn]] static void no_simd() { throw ConfigError("gat_simd: this build has no vector GatConv kernels"); }
 void gat_simd_node_scores(const GatSimdArgs&, const float*, const float*, const float*, float*, float*) { no_simd(); }
-void gat_simd_forward(const GatSimdArgs&, const float*, const float*, const float*, const float*, float*, float*, float*) { no_simd(); }
+void gat_simd_forward(const GatSimdArgs&, const float*, const float*, const float*, const float*, const float*, float*, float*, float*) {
+    no_simd();
+}
 void gat_simd_backward_dst(const GatSimdArgs&, const float*, const float*, const float*, const float*, const float*, const float*,
-                           const float*, float*, float*) {
+                           const float*, const float*, float*, float*) {
     no_simd();
 }
 void gat_simd_backward_src(const GatSimdArgs&, const float*, const float*, const float*, const float*, const float*, float*, float*) {

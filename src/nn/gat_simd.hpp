@@ -31,6 +31,10 @@ struct GatSimdArgs {
     float head_scale = 1.0f;  // 1 (concat, or one head)
     bool attn_drop = false;   // alpha_used holds the dropout multipliers (1/(1-p) or 0) on entry to forward
     float attn_scale = 1.0f;  // 1/(1-p)
+    // How forward and backward pass 1 get an edge's source score a_src[h]ᵀ xw_jh: from the row
+    // xw_j they gather anyway (true), or from the N×H array a_src (false). The same bits either
+    // way; gat_simd_scores_from_rows says which is faster for a graph.
+    bool scores_from_rows = false;
     // What forward does to each out row once its attention sum is in registers, instead of
     // separate passes over out: add the row already in out (the residual term, written by the
     // caller), then out_bias, then out_act (add_row_and_activate_row: the same bits).
@@ -53,6 +57,12 @@ int gat_simd_lanes();
 // On by default where compiled in; tests switch it off to run the portable loops on the same input.
 void set_gat_simd(bool on);
 bool gat_simd_switched_on();
+// Whether the row passes should compute the source scores from the gathered rows (GatSimdArgs::
+// scores_from_rows) for N rows of `width` floats: when those rows outgrow a last-level cache, so
+// that the N×H array's random reads miss it too. Tests force either answer (mode 1 or 0; −1: by
+// size again).
+bool gat_simd_scores_from_rows(Eigen::Index rows, Eigen::Index width);
+void set_gat_simd_scores_from_rows(int mode);
 
 // a_src_nh = a_src[h]ᵀ xw_nh and a_dst_nh = a_dst[h]ᵀ xw_nh for every node (N×H each).
 void gat_simd_node_scores(const GatSimdArgs& a, const float* xw, const float* att_src, const float* att_dst, float* a_src,
@@ -60,15 +70,17 @@ void gat_simd_node_scores(const GatSimdArgs& a, const float* xw, const float* at
 // Forward over destination rows: scores, softmax, α (alpha), α' = α·head_scale·dropout
 // multiplier (alpha_used; may be alpha itself) and out (N×H·C, every row): the attention sum (0
 // for rows without edges), plus out's row on entry when out_accumulate, plus out_bias, through
-// out_act. The source scores a_src[h]ᵀ xw_jh are computed from the gathered rows of xw with the
-// attention vector att_src (the same bits as gat_simd_node_scores), not read from an N×H array.
-void gat_simd_forward(const GatSimdArgs& a, const float* xw, const float* att_src, const float* a_dst, const float* edge_score,
-                      float* alpha, float* alpha_used, float* out);
+// out_act. The source scores come from a_src (N×H, gat_simd_node_scores) or, with
+// a.scores_from_rows, from the gathered rows of xw and the attention vector att_src.
+void gat_simd_forward(const GatSimdArgs& a, const float* xw, const float* a_src, const float* att_src, const float* a_dst,
+                      const float* edge_score, float* alpha, float* alpha_used, float* out);
 // Backward pass 1 over destination rows: edge_grads (E×2H: edge e's α' in its first H values, its
 // score gradient dz in the next H) and da_dst (N×H). α' sits beside dz so that pass 2, which
 // visits the edges in transposed order, reads one cache line per edge for both.
+// The source scores as in gat_simd_forward.
 void gat_simd_backward_dst(const GatSimdArgs& a, const float* dout, const float* xw, const float* alpha, const float* alpha_used,
-                           const float* att_src, const float* a_dst, const float* edge_score, float* edge_grads, float* da_dst);
+                           const float* a_src, const float* att_src, const float* a_dst, const float* edge_score, float* edge_grads,
+                           float* da_dst);
 // Backward pass 2 over source rows of the transposed CSR, from pass 1's edge_grads: dxw (N×H·C)
 // and da_src (N×H), both written, not accumulated.
 void gat_simd_backward_src(const GatSimdArgs& a, const float* dout, const float* edge_grads, const float* da_dst, const float* att_src,

@@ -131,9 +131,9 @@ private:
     std::vector<Slot> v_;
 };
 
-// The row passes are bound by the latency of gathering random rows (sources' xw, destinations'
-// dout and the edges' α' and dz in transposed order) once the graph outgrows the caches; prefetch
-// those of the edge this far ahead (as the AVX-512 kernels).
+// The row passes are bound by the latency of gathering random rows (sources' xw and a_src,
+// destinations' dout and the edges' α' and dz in transposed order) once the graph outgrows the
+// caches; prefetch those of the edge this far ahead (as the AVX-512 kernels).
 constexpr EdgeId kPrefetchAhead = 16;
 
 // always_inline: GCC 12 split the functions below (partial inlining) and then removed the calls to
@@ -144,9 +144,12 @@ constexpr EdgeId kPrefetchAhead = 16;
 }
 
 template <int NB>
-[[gnu::always_inline]] inline void prefetch_source_ahead(const GatSimdArgs& a, const Layout& L, const float* xw, EdgeId e, EdgeId E) {
+[[gnu::always_inline]] inline void prefetch_source_ahead(const GatSimdArgs& a, const Layout& L, const float* a_src, const float* xw, EdgeId e,
+                                                         EdgeId E) {
     if (e + kPrefetchAhead >= E) return;
-    prefetch_lines(xw + static_cast<Eigen::Index>(a.in_src[e + kPrefetchAhead]) * L.HC, (NB + 1) / 2);
+    const auto ahead = static_cast<Eigen::Index>(a.in_src[e + kPrefetchAhead]);
+    if (!a.scores_from_rows) _mm_prefetch(reinterpret_cast<const char*>(a_src + ahead * a.H), _MM_HINT_T0);
+    prefetch_lines(xw + ahead * L.HC, (NB + 1) / 2);
 }
 
 // s > 0 ? s : slope·s, lane-wise (NaN takes the slope branch, as the scalar expression)
@@ -217,13 +220,22 @@ inline __m256 head_sums(const Layout& L, const __m256* p) {
     }
 }
 
-// att[h]ᵀ row_h for each head h of one row (H·C values), in the first H lanes: the source scores
-// computed from the gathered row, as in the AVX-512 kernels (gat_simd.cpp says why).
+// att[h]ᵀ row_h for each head h of one row (H·C values), in the first H lanes; node_score_rows
+// fills a_src with it, so source_score has the same bits either way (as the AVX-512 kernels).
 template <int NB>
 [[gnu::always_inline]] inline __m256 head_dots(const Layout& L, const float* row, const float* att) {
     __m256 q[NB];
     for (int b = 0; b < NB; ++b) q[b] = _mm256_mul_ps(load_block<NB>(L, row, b), load_block<NB>(L, att, b));
     return head_sums<NB>(L, q);
+}
+
+// Source j's scores for the row passes: from its gathered row xw_j when the rows are past the
+// caches (GatSimdArgs::scores_from_rows), else from the N×H array.
+template <int NB>
+[[gnu::always_inline]] inline __m256 source_score(const GatSimdArgs& a, const Layout& L, const float* a_src, const float* att_src,
+                                                  const float* xw_j, Eigen::Index j) {
+    if (a.scores_from_rows) return head_dots<NB>(L, xw_j, att_src);
+    return L.load_heads(a_src + j * a.H);
 }
 
 template <int NB>
@@ -239,7 +251,8 @@ void node_score_rows(const GatSimdArgs& a, const Layout& L, const float* xw, con
 }
 
 template <int NB>
-void forward_rows(const GatSimdArgs& a, const Layout& L, const float* xw, const float* att_src, const float* a_dst, const float* es,
+void forward_rows(const GatSimdArgs& a, const Layout& L, const float* xw, const float* a_src, const float* att_src, const float* a_dst,
+                  const float* es,
                   float* alpha, float* alpha_used, float* out) {
     const Eigen::Index H = a.H, HC = L.HC;
     const EdgeId E = a.in_offsets[a.N];
@@ -261,9 +274,9 @@ void forward_rows(const GatSimdArgs& a, const Layout& L, const float* xw, const 
         const __m256 ad = L.load_heads(a_dst + i * H);
         __m256 mx = _mm256_set1_ps(-std::numeric_limits<float>::infinity());
         for (EdgeId e = e0; e < e1; ++e) {
-            prefetch_source_ahead<NB>(a, L, xw, e, E);
-            const float* xs = xw + static_cast<Eigen::Index>(a.in_src[e]) * HC;  // in L1 again for the sum below
-            __m256 s = _mm256_add_ps(head_dots<NB>(L, xs, att_src), ad);
+            prefetch_source_ahead<NB>(a, L, a_src, xw, e, E);
+            const auto j = static_cast<Eigen::Index>(a.in_src[e]);
+            __m256 s = _mm256_add_ps(source_score<NB>(a, L, a_src, att_src, xw + j * HC, j), ad);
             if (es) s = _mm256_add_ps(s, L.load_heads(es + e * H));
             s = leaky(s, slope);
             r[e] = s;
@@ -299,8 +312,8 @@ void forward_rows(const GatSimdArgs& a, const Layout& L, const float* xw, const 
 
 template <int NB>
 void backward_dst_rows(const GatSimdArgs& a, const Layout& L, const float* dout, const float* xw, const float* alpha,
-                       const float* alpha_used, const float* att_src, const float* a_dst, const float* es, float* edge_grads,
-                       float* da_dst) {
+                       const float* alpha_used, const float* a_src, const float* att_src, const float* a_dst, const float* es,
+                       float* edge_grads, float* da_dst) {
     const Eigen::Index H = a.H, HC = L.HC;
     const EdgeId E = a.in_offsets[a.N];
     const __m256 slope = _mm256_set1_ps(a.slope), head_scale = _mm256_set1_ps(a.head_scale);
@@ -319,9 +332,10 @@ void backward_dst_rows(const GatSimdArgs& a, const Layout& L, const float* dout,
         // dα'_eh = dout_ih · xw_jh, then the head scale and the dropout mask
         __m256 weighted = zero;
         for (EdgeId e = e0; e < e1; ++e) {
-            prefetch_source_ahead<NB>(a, L, xw, e, E);
-            const float* xs = xw + static_cast<Eigen::Index>(a.in_src[e]) * HC;
-            z[e] = _mm256_add_ps(head_dots<NB>(L, xs, att_src), ad);
+            prefetch_source_ahead<NB>(a, L, a_src, xw, e, E);
+            const auto j = static_cast<Eigen::Index>(a.in_src[e]);
+            const float* xs = xw + j * HC;
+            z[e] = _mm256_add_ps(source_score<NB>(a, L, a_src, att_src, xs, j), ad);
             if (es) z[e] = _mm256_add_ps(z[e], L.load_heads(es + e * H));
             __m256 p[NB];
             for (int b = 0; b < NB; ++b) p[b] = _mm256_mul_ps(di[b], load_block<NB>(L, xs, b));
@@ -413,16 +427,19 @@ void gat_simd_node_scores(const GatSimdArgs& a, const float* xw, const float* at
     dispatch(L, [&]<int NB>() { node_score_rows<NB>(a, L, xw, att_src, att_dst, a_src, a_dst); });
 }
 
-void gat_simd_forward(const GatSimdArgs& a, const float* xw, const float* att_src, const float* a_dst, const float* edge_score,
-                      float* alpha, float* alpha_used, float* out) {
+void gat_simd_forward(const GatSimdArgs& a, const float* xw, const float* a_src, const float* att_src, const float* a_dst,
+                      const float* edge_score, float* alpha, float* alpha_used, float* out) {
     const Layout L(a.H, a.C);
-    dispatch(L, [&]<int NB>() { forward_rows<NB>(a, L, xw, att_src, a_dst, edge_score, alpha, alpha_used, out); });
+    dispatch(L, [&]<int NB>() { forward_rows<NB>(a, L, xw, a_src, att_src, a_dst, edge_score, alpha, alpha_used, out); });
 }
 
 void gat_simd_backward_dst(const GatSimdArgs& a, const float* dout, const float* xw, const float* alpha, const float* alpha_used,
-                           const float* att_src, const float* a_dst, const float* edge_score, float* edge_grads, float* da_dst) {
+                           const float* a_src, const float* att_src, const float* a_dst, const float* edge_score, float* edge_grads,
+                           float* da_dst) {
     const Layout L(a.H, a.C);
-    dispatch(L, [&]<int NB>() { backward_dst_rows<NB>(a, L, dout, xw, alpha, alpha_used, att_src, a_dst, edge_score, edge_grads, da_dst); });
+    dispatch(L, [&]<int NB>() {
+        backward_dst_rows<NB>(a, L, dout, xw, alpha, alpha_used, a_src, att_src, a_dst, edge_score, edge_grads, da_dst);
+    });
 }
 
 void gat_simd_backward_src(const GatSimdArgs& a, const float* dout, const float* edge_grads, const float* da_dst, const float* att_src,

@@ -3,7 +3,8 @@
 // equal up to float rounding, over the shapes the kernels take (heads per block, blocks per head,
 // one head, a partial last block), with and without edge features, dropout, self-loops, a node
 // without edges and a hub whose row outgrows the kernels' per-row buffer. The portable loops are
-// the ones checked against the dense reference and finite differences (test_gat_conv.cpp).
+// the ones checked against the dense reference and finite differences (test_gat_conv.cpp). The
+// kernels' two sources of the source scores (the gathered rows, the stored array) agree bit for bit.
 #include "gatkit/core/parallel.hpp"
 #include "gatkit/graph/build.hpp"
 #include "gatkit/nn/gat_conv.hpp"
@@ -55,6 +56,14 @@ Run run_layer(const Graph& g, const GatConvOptions& o, bool simd, bool training)
     return r;
 }
 
+void check_same_bits(const Run& a, const Run& b) {
+    CHECK((a.out.array() == b.out.array()).all());
+    CHECK((a.alpha.array() == b.alpha.array()).all());
+    CHECK((a.dx.array() == b.dx.array()).all());
+    REQUIRE(a.grads.size() == b.grads.size());
+    for (std::size_t k = 0; k < a.grads.size(); ++k) CHECK((a.grads[k].array() == b.grads[k].array()).all());
+}
+
 void check_close(const Matrix& a, const Matrix& b, const char* what) {
     INFO(what);
     REQUIRE(a.rows() == b.rows());
@@ -104,6 +113,14 @@ TEST_CASE("GatConv vector kernels equal the portable loops", "[nn][gat][simd]") 
             REQUIRE(fast.grads.size() == slow.grads.size());
             for (std::size_t k = 0; k < fast.grads.size(); ++k) check_close(fast.grads[k], slow.grads[k], "parameter gradient");
             if (variant == 3) CHECK((fast.out.row(g.num_nodes() - 1).array() == slow.out.row(g.num_nodes() - 1).array()).all());
+            // The source scores computed from the gathered rows (large graphs) or read from the
+            // stored N×H array (small ones): the same bits.
+            set_gat_simd_source_scores(1);
+            const Run from_rows = run_layer(g, o, true, training);
+            set_gat_simd_source_scores(0);
+            const Run from_array = run_layer(g, o, true, training);
+            set_gat_simd_source_scores(-1);
+            check_same_bits(from_rows, from_array);
         }
 }
 
@@ -132,9 +149,5 @@ TEST_CASE("GatConv vector kernels give identical results with 1 and 2 threads", 
     set_thread_count(2);
     const Run two = run_layer(g, o, true, true);
     set_thread_count(saved);
-    CHECK((one.out.array() == two.out.array()).all());
-    CHECK((one.alpha.array() == two.alpha.array()).all());
-    CHECK((one.dx.array() == two.dx.array()).all());
-    REQUIRE(one.grads.size() == two.grads.size());
-    for (std::size_t k = 0; k < one.grads.size(); ++k) CHECK((one.grads[k].array() == two.grads[k].array()).all());
+    check_same_bits(one, two);
 }

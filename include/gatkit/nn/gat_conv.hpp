@@ -71,6 +71,10 @@ struct GatConvOptions {
 void set_gat_simd_kernels(bool on);
 bool gat_simd_kernels_used(const GatConvOptions& options);  // for a float layer with these options
 int gat_simd_kernel_lanes();  // 16 (AVX-512), 8 (AVX2) or 0 (this build has no vector kernels)
+// Where the vector kernels take each edge's source score from: −1 (the default) by the graph's
+// size, 1 always from the gathered row of x·W, 0 always from the stored N×H scores. The same
+// numbers either way; tests check that.
+void set_gat_simd_source_scores(int mode);
 
 template <class T>
 struct GatConvCache {
