@@ -132,12 +132,12 @@ constexpr EdgeId kPrefetchAhead = 16;
 
 // The passes over destination rows gather each edge's source rows of xw (H·C) and, unless the
 // scores come from the rows, a_src (H): prefetch those of edge e + kPrefetchAhead.
-template <int NB>
+template <int NB, bool kFromRows>
 [[gnu::always_inline]] inline void prefetch_source_ahead(const GatSimdArgs& a, const Layout& L, const float* a_src, const float* xw, EdgeId e,
                                                          EdgeId E) {
     if (e + kPrefetchAhead >= E) return;
     const auto ahead = static_cast<Eigen::Index>(a.in_src[e + kPrefetchAhead]);
-    if (!a.scores_from_rows) _mm_prefetch(reinterpret_cast<const char*>(a_src + ahead * a.H), _MM_HINT_T0);
+    if constexpr (!kFromRows) _mm_prefetch(reinterpret_cast<const char*>(a_src + ahead * a.H), _MM_HINT_T0);
     prefetch_lines(xw + ahead * L.HC, NB);
 }
 
@@ -223,10 +223,10 @@ template <int NB>
 // Source j's scores for the row passes: from its row xw_j, which the pass gathers anyway, when the
 // rows are past the caches (then a read of a_src is one more random cache line per edge), else
 // from the N×H array.
-template <int NB>
+template <int NB, bool kFromRows>
 [[gnu::always_inline]] inline __m512 source_score(const GatSimdArgs& a, const Layout& L, const float* a_src, const float* att_src,
                                                   const float* xw_j, Eigen::Index j) {
-    if (a.scores_from_rows) return head_dots<NB>(L, xw_j, att_src);
+    if constexpr (kFromRows) return head_dots<NB>(L, xw_j, att_src);
     return _mm512_maskz_loadu_ps(L.head_mask, a_src + j * a.H);
 }
 
@@ -243,7 +243,7 @@ void node_score_rows(const GatSimdArgs& a, const Layout& L, const float* xw, con
     }
 }
 
-template <int NB>
+template <int NB, bool kFromRows>
 void forward_rows(const GatSimdArgs& a, const Layout& L, const float* xw, const float* a_src, const float* att_src, const float* a_dst,
                   const float* es, float* alpha, float* alpha_used, float* out) {
     const Eigen::Index H = a.H, HC = L.HC;
@@ -268,9 +268,9 @@ void forward_rows(const GatSimdArgs& a, const Layout& L, const float* xw, const 
         // scores and the row maximum (subtracted before exp so nothing overflows)
         __m512 mx = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
         for (EdgeId e = e0; e < e1; ++e) {
-            prefetch_source_ahead<NB>(a, L, a_src, xw, e, E);
+            prefetch_source_ahead<NB, kFromRows>(a, L, a_src, xw, e, E);
             const auto j = static_cast<Eigen::Index>(a.in_src[e]);
-            __m512 s = _mm512_add_ps(source_score<NB>(a, L, a_src, att_src, xw + j * HC, j), ad);
+            __m512 s = _mm512_add_ps(source_score<NB, kFromRows>(a, L, a_src, att_src, xw + j * HC, j), ad);
             if (es) s = _mm512_add_ps(s, _mm512_maskz_loadu_ps(hm, es + e * H));
             s = leaky(s, slope);
             r[e] = s;
@@ -304,7 +304,7 @@ void forward_rows(const GatSimdArgs& a, const Layout& L, const float* xw, const 
     }
 }
 
-template <int NB>
+template <int NB, bool kFromRows>
 void backward_dst_rows(const GatSimdArgs& a, const Layout& L, const float* dout, const float* xw, const float* alpha,
                        const float* alpha_used, const float* a_src, const float* att_src, const float* a_dst, const float* es,
                        float* edge_grads, float* da_dst) {
@@ -320,7 +320,7 @@ void backward_dst_rows(const GatSimdArgs& a, const Layout& L, const float* dout,
     for (Eigen::Index i = 0; i < a.N; ++i) {
         const EdgeId e0 = a.in_offsets[i], e1 = a.in_offsets[i + 1];
         __m512* r = row.at_least(e1 - e0) - e0;
-        __m512* z = score.at_least(e1 - e0) - e0;  // z[e]: the score before LeakyReLU
+        __m512* z = kFromRows ? score.at_least(e1 - e0) - e0 : nullptr;  // z[e]: the score before LeakyReLU
         const __m512 ad = _mm512_maskz_loadu_ps(hm, a_dst + i * H);
         __m512 di[NB];
         for (int b = 0; b < NB; ++b) di[b] = load_block<NB>(L, dout + i * HC, b);
@@ -328,11 +328,13 @@ void backward_dst_rows(const GatSimdArgs& a, const Layout& L, const float* dout,
         // where α itself is 0 the value does not matter: it is multiplied by α below)
         __m512 weighted = zero;
         for (EdgeId e = e0; e < e1; ++e) {
-            prefetch_source_ahead<NB>(a, L, a_src, xw, e, E);
+            prefetch_source_ahead<NB, kFromRows>(a, L, a_src, xw, e, E);
             const auto j = static_cast<Eigen::Index>(a.in_src[e]);
             const float* xs = xw + j * HC;
-            z[e] = _mm512_add_ps(source_score<NB>(a, L, a_src, att_src, xs, j), ad);
-            if (es) z[e] = _mm512_add_ps(z[e], _mm512_maskz_loadu_ps(hm, es + e * H));
+            if constexpr (kFromRows) {  // while the row is here
+                z[e] = _mm512_add_ps(source_score<NB, true>(a, L, a_src, att_src, xs, j), ad);
+                if (es) z[e] = _mm512_add_ps(z[e], _mm512_maskz_loadu_ps(hm, es + e * H));
+            }
             __m512 p[NB];
             for (int b = 0; b < NB; ++b) p[b] = _mm512_mul_ps(di[b], load_block<NB>(L, xs, b));
             __m512 d = _mm512_mul_ps(head_sums<NB>(L, p), head_scale);
@@ -345,8 +347,16 @@ void backward_dst_rows(const GatSimdArgs& a, const Layout& L, const float* dout,
         // softmax backward ds = α (dα − Σ α dα), then through LeakyReLU; α' is written beside dz
         __m512 row_sum = zero;
         for (EdgeId e = e0; e < e1; ++e) {
+            __m512 ze;
+            if constexpr (kFromRows) {
+                ze = z[e];
+            } else {
+                const auto j = static_cast<Eigen::Index>(a.in_src[e]);
+                ze = _mm512_add_ps(source_score<NB, false>(a, L, a_src, att_src, nullptr, j), ad);
+                if (es) ze = _mm512_add_ps(ze, _mm512_maskz_loadu_ps(hm, es + e * H));
+            }
             const __m512 ds = _mm512_mul_ps(_mm512_maskz_loadu_ps(hm, alpha + e * H), _mm512_sub_ps(r[e], weighted));
-            const __m512 g = _mm512_mask_mul_ps(ds, _mm512_cmp_ps_mask(z[e], zero, _CMP_NGT_UQ), ds, slope);
+            const __m512 g = _mm512_mask_mul_ps(ds, _mm512_cmp_ps_mask(ze, zero, _CMP_NGT_UQ), ds, slope);
             _mm512_mask_storeu_ps(edge_grads + e * 2 * H, hm, _mm512_maskz_loadu_ps(hm, alpha_used + e * H));
             _mm512_mask_storeu_ps(edge_grads + e * 2 * H + H, hm, g);
             row_sum = _mm512_add_ps(row_sum, g);
@@ -426,7 +436,13 @@ void gat_simd_node_scores(const GatSimdArgs& a, const float* xw, const float* at
 void gat_simd_forward(const GatSimdArgs& a, const float* xw, const float* a_src, const float* att_src, const float* a_dst,
                       const float* edge_score, float* alpha, float* alpha_used, float* out) {
     const Layout L(a.H, a.C);
-    dispatch(L, [&]<int NB>() { forward_rows<NB>(a, L, xw, a_src, att_src, a_dst, edge_score, alpha, alpha_used, out); });
+    dispatch(L, [&]<int NB>() {
+        if (a.scores_from_rows) {
+            forward_rows<NB, true>(a, L, xw, a_src, att_src, a_dst, edge_score, alpha, alpha_used, out);
+        } else {
+            forward_rows<NB, false>(a, L, xw, a_src, att_src, a_dst, edge_score, alpha, alpha_used, out);
+        }
+    });
 }
 
 void gat_simd_backward_dst(const GatSimdArgs& a, const float* dout, const float* xw, const float* alpha, const float* alpha_used,
@@ -434,7 +450,11 @@ void gat_simd_backward_dst(const GatSimdArgs& a, const float* dout, const float*
                            float* da_dst) {
     const Layout L(a.H, a.C);
     dispatch(L, [&]<int NB>() {
-        backward_dst_rows<NB>(a, L, dout, xw, alpha, alpha_used, a_src, att_src, a_dst, edge_score, edge_grads, da_dst);
+        if (a.scores_from_rows) {
+            backward_dst_rows<NB, true>(a, L, dout, xw, alpha, alpha_used, a_src, att_src, a_dst, edge_score, edge_grads, da_dst);
+        } else {
+            backward_dst_rows<NB, false>(a, L, dout, xw, alpha, alpha_used, a_src, att_src, a_dst, edge_score, edge_grads, da_dst);
+        }
     });
 }
 

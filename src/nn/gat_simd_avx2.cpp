@@ -143,12 +143,12 @@ constexpr EdgeId kPrefetchAhead = 16;
     for (int l = 0; l < lines; ++l) _mm_prefetch(reinterpret_cast<const char*>(p) + 64 * l, _MM_HINT_T0);
 }
 
-template <int NB>
+template <int NB, bool kFromRows>
 [[gnu::always_inline]] inline void prefetch_source_ahead(const GatSimdArgs& a, const Layout& L, const float* a_src, const float* xw, EdgeId e,
                                                          EdgeId E) {
     if (e + kPrefetchAhead >= E) return;
     const auto ahead = static_cast<Eigen::Index>(a.in_src[e + kPrefetchAhead]);
-    if (!a.scores_from_rows) _mm_prefetch(reinterpret_cast<const char*>(a_src + ahead * a.H), _MM_HINT_T0);
+    if constexpr (!kFromRows) _mm_prefetch(reinterpret_cast<const char*>(a_src + ahead * a.H), _MM_HINT_T0);
     prefetch_lines(xw + ahead * L.HC, (NB + 1) / 2);
 }
 
@@ -231,10 +231,10 @@ template <int NB>
 
 // Source j's scores for the row passes: from its gathered row xw_j when the rows are past the
 // caches (GatSimdArgs::scores_from_rows), else from the N×H array.
-template <int NB>
+template <int NB, bool kFromRows>
 [[gnu::always_inline]] inline __m256 source_score(const GatSimdArgs& a, const Layout& L, const float* a_src, const float* att_src,
                                                   const float* xw_j, Eigen::Index j) {
-    if (a.scores_from_rows) return head_dots<NB>(L, xw_j, att_src);
+    if constexpr (kFromRows) return head_dots<NB>(L, xw_j, att_src);
     return L.load_heads(a_src + j * a.H);
 }
 
@@ -250,7 +250,7 @@ void node_score_rows(const GatSimdArgs& a, const Layout& L, const float* xw, con
     }
 }
 
-template <int NB>
+template <int NB, bool kFromRows>
 void forward_rows(const GatSimdArgs& a, const Layout& L, const float* xw, const float* a_src, const float* att_src, const float* a_dst,
                   const float* es,
                   float* alpha, float* alpha_used, float* out) {
@@ -274,9 +274,9 @@ void forward_rows(const GatSimdArgs& a, const Layout& L, const float* xw, const 
         const __m256 ad = L.load_heads(a_dst + i * H);
         __m256 mx = _mm256_set1_ps(-std::numeric_limits<float>::infinity());
         for (EdgeId e = e0; e < e1; ++e) {
-            prefetch_source_ahead<NB>(a, L, a_src, xw, e, E);
+            prefetch_source_ahead<NB, kFromRows>(a, L, a_src, xw, e, E);
             const auto j = static_cast<Eigen::Index>(a.in_src[e]);
-            __m256 s = _mm256_add_ps(source_score<NB>(a, L, a_src, att_src, xw + j * HC, j), ad);
+            __m256 s = _mm256_add_ps(source_score<NB, kFromRows>(a, L, a_src, att_src, xw + j * HC, j), ad);
             if (es) s = _mm256_add_ps(s, L.load_heads(es + e * H));
             s = leaky(s, slope);
             r[e] = s;
@@ -310,7 +310,7 @@ void forward_rows(const GatSimdArgs& a, const Layout& L, const float* xw, const 
     }
 }
 
-template <int NB>
+template <int NB, bool kFromRows>
 void backward_dst_rows(const GatSimdArgs& a, const Layout& L, const float* dout, const float* xw, const float* alpha,
                        const float* alpha_used, const float* a_src, const float* att_src, const float* a_dst, const float* es,
                        float* edge_grads, float* da_dst) {
@@ -325,18 +325,20 @@ void backward_dst_rows(const GatSimdArgs& a, const Layout& L, const float* dout,
     for (Eigen::Index i = 0; i < a.N; ++i) {
         const EdgeId e0 = a.in_offsets[i], e1 = a.in_offsets[i + 1];
         __m256* r = row.at_least(e1 - e0) - e0;
-        __m256* z = score.at_least(e1 - e0) - e0;  // z[e]: the score before LeakyReLU
+        __m256* z = kFromRows ? score.at_least(e1 - e0) - e0 : nullptr;  // z[e]: the score before LeakyReLU
         const __m256 ad = L.load_heads(a_dst + i * H);
         __m256 di[NB];
         for (int b = 0; b < NB; ++b) di[b] = load_block<NB>(L, dout + i * HC, b);
         // dα'_eh = dout_ih · xw_jh, then the head scale and the dropout mask
         __m256 weighted = zero;
         for (EdgeId e = e0; e < e1; ++e) {
-            prefetch_source_ahead<NB>(a, L, a_src, xw, e, E);
+            prefetch_source_ahead<NB, kFromRows>(a, L, a_src, xw, e, E);
             const auto j = static_cast<Eigen::Index>(a.in_src[e]);
             const float* xs = xw + j * HC;
-            z[e] = _mm256_add_ps(source_score<NB>(a, L, a_src, att_src, xs, j), ad);
-            if (es) z[e] = _mm256_add_ps(z[e], L.load_heads(es + e * H));
+            if constexpr (kFromRows) {  // while the row is here
+                z[e] = _mm256_add_ps(source_score<NB, true>(a, L, a_src, att_src, xs, j), ad);
+                if (es) z[e] = _mm256_add_ps(z[e], L.load_heads(es + e * H));
+            }
             __m256 p[NB];
             for (int b = 0; b < NB; ++b) p[b] = _mm256_mul_ps(di[b], load_block<NB>(L, xs, b));
             __m256 d = _mm256_mul_ps(head_sums<NB>(L, p), head_scale);
@@ -348,8 +350,16 @@ void backward_dst_rows(const GatSimdArgs& a, const Layout& L, const float* dout,
         // softmax backward ds = α (dα − Σ α dα), then through LeakyReLU; α' is written beside dz
         __m256 row_sum = zero;
         for (EdgeId e = e0; e < e1; ++e) {
+            __m256 ze;
+            if constexpr (kFromRows) {
+                ze = z[e];
+            } else {
+                const auto j = static_cast<Eigen::Index>(a.in_src[e]);
+                ze = _mm256_add_ps(source_score<NB, false>(a, L, a_src, att_src, nullptr, j), ad);
+                if (es) ze = _mm256_add_ps(ze, L.load_heads(es + e * H));
+            }
             const __m256 ds = _mm256_mul_ps(L.load_heads(alpha + e * H), _mm256_sub_ps(r[e], weighted));
-            const __m256 g = _mm256_blendv_ps(ds, _mm256_mul_ps(ds, slope), _mm256_cmp_ps(z[e], zero, _CMP_NGT_UQ));
+            const __m256 g = _mm256_blendv_ps(ds, _mm256_mul_ps(ds, slope), _mm256_cmp_ps(ze, zero, _CMP_NGT_UQ));
             L.store_heads(edge_grads + e * 2 * H, L.load_heads(alpha_used + e * H));
             L.store_heads(edge_grads + e * 2 * H + H, g);
             row_sum = _mm256_add_ps(row_sum, g);
@@ -430,7 +440,13 @@ void gat_simd_node_scores(const GatSimdArgs& a, const float* xw, const float* at
 void gat_simd_forward(const GatSimdArgs& a, const float* xw, const float* a_src, const float* att_src, const float* a_dst,
                       const float* edge_score, float* alpha, float* alpha_used, float* out) {
     const Layout L(a.H, a.C);
-    dispatch(L, [&]<int NB>() { forward_rows<NB>(a, L, xw, a_src, att_src, a_dst, edge_score, alpha, alpha_used, out); });
+    dispatch(L, [&]<int NB>() {
+        if (a.scores_from_rows) {
+            forward_rows<NB, true>(a, L, xw, a_src, att_src, a_dst, edge_score, alpha, alpha_used, out);
+        } else {
+            forward_rows<NB, false>(a, L, xw, a_src, att_src, a_dst, edge_score, alpha, alpha_used, out);
+        }
+    });
 }
 
 void gat_simd_backward_dst(const GatSimdArgs& a, const float* dout, const float* xw, const float* alpha, const float* alpha_used,
@@ -438,7 +454,11 @@ void gat_simd_backward_dst(const GatSimdArgs& a, const float* dout, const float*
                            float* da_dst) {
     const Layout L(a.H, a.C);
     dispatch(L, [&]<int NB>() {
-        backward_dst_rows<NB>(a, L, dout, xw, alpha, alpha_used, a_src, att_src, a_dst, edge_score, edge_grads, da_dst);
+        if (a.scores_from_rows) {
+            backward_dst_rows<NB, true>(a, L, dout, xw, alpha, alpha_used, a_src, att_src, a_dst, edge_score, edge_grads, da_dst);
+        } else {
+            backward_dst_rows<NB, false>(a, L, dout, xw, alpha, alpha_used, a_src, att_src, a_dst, edge_score, edge_grads, da_dst);
+        }
     });
 }
 
