@@ -252,8 +252,7 @@ void node_score_rows(const GatSimdArgs& a, const Layout& L, const float* xw, con
 
 template <int NB, bool kFromRows>
 void forward_rows(const GatSimdArgs& a, const Layout& L, const float* xw, const float* a_src, const float* att_src, const float* a_dst,
-                  const float* es,
-                  float* alpha, float* alpha_used, float* out) {
+                  const float* es, float* alpha, float* alpha_used, float* out) {
     const Eigen::Index H = a.H, HC = L.HC;
     const EdgeId E = a.in_offsets[a.N];
     const __m256 slope = _mm256_set1_ps(a.slope), head_scale = _mm256_set1_ps(a.head_scale);
