@@ -212,7 +212,7 @@ inline __m512 head_sums(const Layout& L, const __m512* p) {
 
 // att[h]ᵀ row_h for each head h of one row (H·C values), in the first H lanes. With att = a_src and
 // row = xw_j it is the source score of every edge leaving j. node_score_rows fills the N×H array
-// of those scores with this function, so source_score below has the same bits either way.
+// of those scores with this function, so edge_score_z below has the same bits either way.
 template <int NB>
 [[gnu::always_inline]] inline __m512 head_dots(const Layout& L, const float* row, const float* att) {
     __m512 q[NB];
@@ -220,14 +220,22 @@ template <int NB>
     return head_sums<NB>(L, q);
 }
 
-// Source j's scores for the row passes: from its row xw_j, which the pass gathers anyway, when the
-// rows are past the caches (then a read of a_src is one more random cache line per edge), else
-// from the N×H array.
+// Edge e's score before LeakyReLU, z = a_src_j + a_dst_i (ad) [+ the edge term]. The source score
+// a_src_j comes from the gathered row xw_j when the rows are past the caches (kFromRows, from
+// GatSimdArgs::scores_from_rows; then a read of a_src is one more random cache line per edge),
+// else from the N×H array.
 template <int NB, bool kFromRows>
-[[gnu::always_inline]] inline __m512 source_score(const GatSimdArgs& a, const Layout& L, const float* a_src, const float* att_src,
-                                                  const float* xw_j, Eigen::Index j) {
-    if constexpr (kFromRows) return head_dots<NB>(L, xw_j, att_src);
-    return _mm512_maskz_loadu_ps(L.head_mask, a_src + j * a.H);
+[[gnu::always_inline]] inline __m512 edge_score_z(const GatSimdArgs& a, const Layout& L, const float* a_src, const float* att_src,
+                                                  const float* xw_j, Eigen::Index j, __m512 ad, const float* es, EdgeId e) {
+    __m512 source;
+    if constexpr (kFromRows) {
+        source = head_dots<NB>(L, xw_j, att_src);
+    } else {
+        source = _mm512_maskz_loadu_ps(L.head_mask, a_src + j * a.H);
+    }
+    __m512 z = _mm512_add_ps(source, ad);
+    if (es) z = _mm512_add_ps(z, _mm512_maskz_loadu_ps(L.head_mask, es + e * a.H));
+    return z;
 }
 
 template <int NB>
@@ -270,9 +278,7 @@ void forward_rows(const GatSimdArgs& a, const Layout& L, const float* xw, const 
         for (EdgeId e = e0; e < e1; ++e) {
             prefetch_source_ahead<NB, kFromRows>(a, L, a_src, xw, e, E);
             const auto j = static_cast<Eigen::Index>(a.in_src[e]);
-            __m512 s = _mm512_add_ps(source_score<NB, kFromRows>(a, L, a_src, att_src, xw + j * HC, j), ad);
-            if (es) s = _mm512_add_ps(s, _mm512_maskz_loadu_ps(hm, es + e * H));
-            s = leaky(s, slope);
+            const __m512 s = leaky(edge_score_z<NB, kFromRows>(a, L, a_src, att_src, xw + j * HC, j, ad, es, e), slope);
             r[e] = s;
             mx = _mm512_max_ps(s, mx);
         }
@@ -332,8 +338,7 @@ void backward_dst_rows(const GatSimdArgs& a, const Layout& L, const float* dout,
             const auto j = static_cast<Eigen::Index>(a.in_src[e]);
             const float* xs = xw + j * HC;
             if constexpr (kFromRows) {  // while the row is here
-                z[e] = _mm512_add_ps(source_score<NB, true>(a, L, a_src, att_src, xs, j), ad);
-                if (es) z[e] = _mm512_add_ps(z[e], _mm512_maskz_loadu_ps(hm, es + e * H));
+                z[e] = edge_score_z<NB, true>(a, L, a_src, att_src, xs, j, ad, es, e);
             }
             __m512 p[NB];
             for (int b = 0; b < NB; ++b) p[b] = _mm512_mul_ps(di[b], load_block<NB>(L, xs, b));
@@ -351,9 +356,7 @@ void backward_dst_rows(const GatSimdArgs& a, const Layout& L, const float* dout,
             if constexpr (kFromRows) {
                 ze = z[e];
             } else {
-                const auto j = static_cast<Eigen::Index>(a.in_src[e]);
-                ze = _mm512_add_ps(source_score<NB, false>(a, L, a_src, att_src, nullptr, j), ad);
-                if (es) ze = _mm512_add_ps(ze, _mm512_maskz_loadu_ps(hm, es + e * H));
+                ze = edge_score_z<NB, false>(a, L, a_src, att_src, nullptr, static_cast<Eigen::Index>(a.in_src[e]), ad, es, e);
             }
             const __m512 ds = _mm512_mul_ps(_mm512_maskz_loadu_ps(hm, alpha + e * H), _mm512_sub_ps(r[e], weighted));
             const __m512 g = _mm512_mask_mul_ps(ds, _mm512_cmp_ps_mask(ze, zero, _CMP_NGT_UQ), ds, slope);

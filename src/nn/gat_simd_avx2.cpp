@@ -221,7 +221,7 @@ inline __m256 head_sums(const Layout& L, const __m256* p) {
 }
 
 // att[h]ᵀ row_h for each head h of one row (H·C values), in the first H lanes; node_score_rows
-// fills a_src with it, so source_score has the same bits either way (as the AVX-512 kernels).
+// fills a_src with it, so edge_score_z has the same bits either way (as the AVX-512 kernels).
 template <int NB>
 [[gnu::always_inline]] inline __m256 head_dots(const Layout& L, const float* row, const float* att) {
     __m256 q[NB];
@@ -229,13 +229,20 @@ template <int NB>
     return head_sums<NB>(L, q);
 }
 
-// Source j's scores for the row passes: from its gathered row xw_j when the rows are past the
-// caches (GatSimdArgs::scores_from_rows), else from the N×H array.
+// Edge e's score before LeakyReLU, z = a_src_j + a_dst_i (ad) [+ the edge term], with a_src_j from
+// the row xw_j when kFromRows, else from the N×H array (gat_simd.cpp says when and why).
 template <int NB, bool kFromRows>
-[[gnu::always_inline]] inline __m256 source_score(const GatSimdArgs& a, const Layout& L, const float* a_src, const float* att_src,
-                                                  const float* xw_j, Eigen::Index j) {
-    if constexpr (kFromRows) return head_dots<NB>(L, xw_j, att_src);
-    return L.load_heads(a_src + j * a.H);
+[[gnu::always_inline]] inline __m256 edge_score_z(const GatSimdArgs& a, const Layout& L, const float* a_src, const float* att_src,
+                                                  const float* xw_j, Eigen::Index j, __m256 ad, const float* es, EdgeId e) {
+    __m256 source;
+    if constexpr (kFromRows) {
+        source = head_dots<NB>(L, xw_j, att_src);
+    } else {
+        source = L.load_heads(a_src + j * a.H);
+    }
+    __m256 z = _mm256_add_ps(source, ad);
+    if (es) z = _mm256_add_ps(z, L.load_heads(es + e * a.H));
+    return z;
 }
 
 template <int NB>
@@ -275,9 +282,7 @@ void forward_rows(const GatSimdArgs& a, const Layout& L, const float* xw, const 
         for (EdgeId e = e0; e < e1; ++e) {
             prefetch_source_ahead<NB, kFromRows>(a, L, a_src, xw, e, E);
             const auto j = static_cast<Eigen::Index>(a.in_src[e]);
-            __m256 s = _mm256_add_ps(source_score<NB, kFromRows>(a, L, a_src, att_src, xw + j * HC, j), ad);
-            if (es) s = _mm256_add_ps(s, L.load_heads(es + e * H));
-            s = leaky(s, slope);
+            const __m256 s = leaky(edge_score_z<NB, kFromRows>(a, L, a_src, att_src, xw + j * HC, j, ad, es, e), slope);
             r[e] = s;
             mx = _mm256_max_ps(s, mx);
         }
@@ -335,8 +340,7 @@ void backward_dst_rows(const GatSimdArgs& a, const Layout& L, const float* dout,
             const auto j = static_cast<Eigen::Index>(a.in_src[e]);
             const float* xs = xw + j * HC;
             if constexpr (kFromRows) {  // while the row is here
-                z[e] = _mm256_add_ps(source_score<NB, true>(a, L, a_src, att_src, xs, j), ad);
-                if (es) z[e] = _mm256_add_ps(z[e], L.load_heads(es + e * H));
+                z[e] = edge_score_z<NB, true>(a, L, a_src, att_src, xs, j, ad, es, e);
             }
             __m256 p[NB];
             for (int b = 0; b < NB; ++b) p[b] = _mm256_mul_ps(di[b], load_block<NB>(L, xs, b));
@@ -353,9 +357,7 @@ void backward_dst_rows(const GatSimdArgs& a, const Layout& L, const float* dout,
             if constexpr (kFromRows) {
                 ze = z[e];
             } else {
-                const auto j = static_cast<Eigen::Index>(a.in_src[e]);
-                ze = _mm256_add_ps(source_score<NB, false>(a, L, a_src, att_src, nullptr, j), ad);
-                if (es) ze = _mm256_add_ps(ze, L.load_heads(es + e * H));
+                ze = edge_score_z<NB, false>(a, L, a_src, att_src, nullptr, static_cast<Eigen::Index>(a.in_src[e]), ad, es, e);
             }
             const __m256 ds = _mm256_mul_ps(L.load_heads(alpha + e * H), _mm256_sub_ps(r[e], weighted));
             const __m256 g = _mm256_blendv_ps(ds, _mm256_mul_ps(ds, slope), _mm256_cmp_ps(ze, zero, _CMP_NGT_UQ));
