@@ -137,18 +137,10 @@ double density(const MatrixT<T>& m) {
 
 template <class T>
 std::vector<T> dropped_values(const SparseRowsT<T>& x, std::uint64_t key, double p) {
+    // Entry k is element (entry_row[k], col[k]) of the dense matrix: its mask index is row·F + col.
     std::vector<T> out(x.value.size());
-    const T scale = T(1) / T(1 - p);
-    const auto F = static_cast<std::uint64_t>(x.cols);
-    const auto n = static_cast<Eigen::Index>(x.value.size());
-    const std::uint64_t threshold = dropout_threshold(p);
-    // One flat loop over the entries (entry_row gives each one's row), which vectorises.
-#pragma omp parallel for schedule(static)
-    for (Eigen::Index k = 0; k < n; ++k) {
-        const std::uint64_t dense_index = static_cast<std::uint64_t>(x.entry_row[k]) * F + static_cast<std::uint64_t>(x.col[k]);
-        const T kept = x.value[k] * scale;
-        out[k] = uniform_bits_at(key, dense_index) >= threshold ? kept : T(0);
-    }
+    scale_kept_at<T>(x.value.data(), out.data(), static_cast<Eigen::Index>(x.value.size()), key, x.entry_row.data(), x.col.data(),
+                     static_cast<std::uint64_t>(x.cols), p);
     return out;
 }
 

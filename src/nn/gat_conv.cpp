@@ -293,7 +293,6 @@ MatrixT<T> GatConvT<T>::attend(const Graph& graph, GatConvCache<T>& cache, const
     if (!simd) out.setZero();
     const std::uint64_t attn_key = cache.attn_drop.key;
     const double p_attn = options_.dropout;
-    const T attn_scale = T(1) / T(1 - p_attn);
     const T head_scale = concat ? T(1) : T(1) / T(H);
     const T* a_src = cache.a_src.data();
     const T* a_dst = cache.a_dst.data();
@@ -302,13 +301,9 @@ MatrixT<T> GatConvT<T>::attend(const Graph& graph, GatConvCache<T>& cache, const
     T* alpha_used = alpha_used_is_alpha ? alpha : cache.alpha_used.data();
 
     if (attn_drop) {
-        // The dropout multipliers (1/(1-p) or 0) first, in one flat pass that vectorises; the row
-        // pass multiplies α by them. The mask is a pure function of (key, e·H + h).
-        const Eigen::Index EH = E * H;
-        const std::uint64_t threshold = dropout_threshold(p_attn);
-#pragma omp parallel for schedule(static)
-        for (Eigen::Index k = 0; k < EH; ++k)
-            alpha_used[k] = uniform_bits_at(attn_key, static_cast<std::uint64_t>(k)) >= threshold ? attn_scale : T(0);
+        // The dropout multipliers (1/(1-p) or 0) first, in one flat pass (dropout.hpp); the row pass
+        // multiplies α by them. The mask is a pure function of (key, e·H + h).
+        scale_kept<T>(nullptr, alpha_used, E * H, attn_key, 0, p_attn);
     }
     if (simd) {
         // The kernel finishes each row while it is in cache: the residual term (written into out

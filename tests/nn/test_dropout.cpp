@@ -1,7 +1,12 @@
+#include "gatkit/core/parallel.hpp"
 #include "gatkit/nn/dropout.hpp"
 #include "support/fixtures.hpp"
 
 #include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
 
 using namespace gatkit;
 
@@ -59,4 +64,103 @@ TEST_CASE("the integer dropout test keeps exactly the draws uniform_at(key, k) >
     const std::uint64_t t = dropout_threshold(p);
     CHECK(static_cast<float>(t) / 16777216.0f >= static_cast<float>(p));
     CHECK(static_cast<float>(t - 1) / 16777216.0f < static_cast<float>(p));
+}
+
+namespace {
+
+// The element-wise rule the block functions must follow, bit for bit: kept → x·(1/(1−p)), else +0.
+template <class T>
+T expected_entry(T x, std::uint64_t key, std::uint64_t index, double p) {
+    return dropout_keeps(key, index, p) ? x * (T(1) / T(1 - p)) : T(0);
+}
+
+template <class T>
+bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
+    return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
+}
+
+template <class T>
+void check_scale_kept(Rng& rng) {
+    // Lengths around the 8-lane and 512-entry block edges; starts that are not multiples of 8.
+    for (const Eigen::Index n : {0, 1, 7, 8, 9, 15, 16, 17, 511, 512, 513, 1000, 4099}) {
+        for (const std::uint64_t first : {std::uint64_t{0}, std::uint64_t{3}, std::uint64_t{1} << 40}) {
+            for (const double p : {0.0, 0.1, 0.5, 0.6, 0.999999}) {
+                const std::uint64_t key = rng.next_u64();
+                std::vector<T> x(static_cast<std::size_t>(n)), want(x.size()), ones(x.size());
+                for (auto& v : x) v = static_cast<T>(rng.uniform(-2.0, 2.0));  // negatives: dropped ones must be +0
+                for (std::size_t k = 0; k < x.size(); ++k) {
+                    want[k] = expected_entry(x[k], key, first + k, p);
+                    ones[k] = expected_entry(T(1), key, first + k, p);
+                }
+                std::vector<T> out(x.size(), T(7));
+                scale_kept<T>(x.data(), out.data(), n, key, first, p);
+                REQUIRE(same_bits(out, want));
+                std::vector<T> in_place = x;  // in = out
+                scale_kept<T>(in_place.data(), in_place.data(), n, key, first, p);
+                REQUIRE(same_bits(in_place, want));
+                std::vector<T> multipliers(x.size(), T(7));  // in null: the multipliers themselves
+                scale_kept<T>(nullptr, multipliers.data(), n, key, first, p);
+                REQUIRE(same_bits(multipliers, ones));
+            }
+        }
+    }
+}
+
+template <class T>
+void check_scale_kept_at(Rng& rng) {
+    for (const Eigen::Index n : {0, 5, 8, 13, 24, 600, 3001}) {
+        for (const std::uint64_t F : {std::uint64_t{1}, std::uint64_t{1433}, std::uint64_t{3000000000}, std::uint64_t{1} << 33}) {
+            const std::uint64_t key = rng.next_u64();
+            std::vector<std::int32_t> row(static_cast<std::size_t>(n)), col(row.size());
+            std::vector<T> x(row.size()), want(row.size());
+            for (std::size_t k = 0; k < row.size(); ++k) {
+                row[k] = static_cast<std::int32_t>(rng.below(std::uint64_t{1} << 31));
+                col[k] = static_cast<std::int32_t>(rng.below(std::min<std::uint64_t>(F, std::uint64_t{1} << 31)));
+                x[k] = static_cast<T>(rng.uniform(-2.0, 2.0));
+                want[k] = expected_entry(x[k], key, static_cast<std::uint64_t>(row[k]) * F + static_cast<std::uint64_t>(col[k]), 0.6);
+            }
+            std::vector<T> out(row.size(), T(7));
+            scale_kept_at<T>(x.data(), out.data(), n, key, row.data(), col.data(), F, 0.6);
+            REQUIRE(same_bits(out, want));
+        }
+    }
+}
+
+}  // namespace
+
+TEST_CASE("block dropout masks give the element-wise rule's bits, with 1 and 2 threads", "[nn][dropout]") {
+    const int saved = thread_count();
+    for (const int threads : {1, 2}) {
+        set_thread_count(threads);
+        Rng rng(static_cast<std::uint64_t>(threads));
+        check_scale_kept<float>(rng);
+        check_scale_kept<double>(rng);
+        check_scale_kept_at<float>(rng);
+        check_scale_kept_at<double>(rng);
+    }
+    set_thread_count(saved);
+}
+
+TEST_CASE("block dropout masks keep u = threshold and drop u = threshold - 1, in every lane", "[nn][dropout]") {
+    // Indices whose 24 bits sit exactly on either side of p = 0.6's threshold (about one index in
+    // 2^24 each), placed in each of the eight lanes of a block.
+    const double p = 0.6;
+    const std::uint64_t key = 12345, threshold = dropout_threshold(p);
+    std::uint64_t at = 0, below = 0;
+    bool found_at = false, found_below = false;
+    for (std::uint64_t k = 0; k < (std::uint64_t{1} << 28) && !(found_at && found_below); ++k) {
+        const std::uint64_t u = uniform_bits_at(key, k);
+        if (u == threshold && !found_at) at = k, found_at = true;
+        if (u == threshold - 1 && !found_below) below = k, found_below = true;
+    }
+    REQUIRE(found_at);
+    REQUIRE(found_below);
+    for (std::uint64_t lane = 0; lane < 8; ++lane) {
+        for (const std::uint64_t index : {at, below}) {
+            const std::uint64_t first = index - lane;
+            std::vector<float> out(16, 7.0f);
+            scale_kept<float>(nullptr, out.data(), 16, key, first, p);
+            CHECK(out[lane] == (index == at ? 2.5f : 0.0f));
+        }
+    }
 }

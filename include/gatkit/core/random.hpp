@@ -14,16 +14,22 @@
 
 namespace gatkit {
 
+// splitmix64's constants: its increment γ (the golden ratio in 64 bits) and its finaliser's two
+// multipliers. Vector versions of the functions below (src/nn/dropout.cpp) use them too.
+inline constexpr std::uint64_t kSplitmixGamma = 0x9e3779b97f4a7c15ULL;
+inline constexpr std::uint64_t kMixMultiplier1 = 0xbf58476d1ce4e5b9ULL;
+inline constexpr std::uint64_t kMixMultiplier2 = 0x94d049bb133111ebULL;
+
 // splitmix64's finaliser: a bijective 64-bit mix with good avalanche.
 constexpr std::uint64_t mix64(std::uint64_t z) noexcept {
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    z = (z ^ (z >> 30)) * kMixMultiplier1;
+    z = (z ^ (z >> 27)) * kMixMultiplier2;
     return z ^ (z >> 31);
 }
 
 // The 24 random bits of (key, index), an integer in [0, 2^24).
 inline std::uint64_t uniform_bits_at(std::uint64_t key, std::uint64_t index) noexcept {
-    return mix64(key + 0x9e3779b97f4a7c15ULL * (index + 1)) >> 40;
+    return mix64(key + kSplitmixGamma * (index + 1)) >> 40;
 }
 
 // Uniform in [0, 1) from (key, index): 24 random bits, exact in float.
@@ -71,7 +77,7 @@ public:
     void set_state(std::uint64_t s) noexcept { state_ = s; }
 
 private:
-    static constexpr std::uint64_t kIncrement = 0x9e3779b97f4a7c15ULL;  // splitmix64's γ
+    static constexpr std::uint64_t kIncrement = kSplitmixGamma;
     std::uint64_t state_;
 };
 

@@ -34,18 +34,26 @@ inline bool dropout_keeps(std::uint64_t key, std::uint64_t index, double p) {
     return uniform_bits_at(key, index) >= dropout_threshold(p);
 }
 
+// The masks over many indices at once, each exactly the rule above (src/nn/dropout.cpp). Where
+// the CPU has no 64-bit lane multiply (AVX2 without AVX-512DQ), GCC leaves a loop over
+// uniform_bits_at scalar, with a branch that mispredicts on every other element; these run an
+// 8-lane version of it there, and the plain loop elsewhere. Dropped entries are +0 whatever the
+// input's sign. Parallel over the indices; the result does not depend on the thread count.
+//
+//   scale_kept:    out[k] = keep(key, first + k) ? in[k] / (1 - p) : 0    (in null: as if in[k] = 1)
+//   scale_kept_at: out[k] = keep(key, row[k]·F + col[k]) ? in[k] / (1 - p) : 0
+//
+// in may be out.
+template <class T>
+void scale_kept(const T* in, T* out, Eigen::Index n, std::uint64_t key, std::uint64_t first, double p);
+template <class T>
+void scale_kept_at(const T* in, T* out, Eigen::Index n, std::uint64_t key, const std::int32_t* row, const std::int32_t* col,
+                   std::uint64_t F, double p);
+
 // Applies the mask in place (forward and backward are the same operation).
 template <class T>
 void apply_dropout_mask(MatrixT<T>& m, std::uint64_t key, double p) {
-    const T scale = T(1) / T(1 - p);
-    const Eigen::Index n = m.size();
-    const std::uint64_t threshold = dropout_threshold(p);
-    T* v = m.data();
-#pragma omp parallel for schedule(static)
-    for (Eigen::Index k = 0; k < n; ++k) {
-        const T kept = v[k] * scale;  // computed, then selected (vectorises without masked lanes)
-        v[k] = uniform_bits_at(key, static_cast<std::uint64_t>(k)) >= threshold ? kept : T(0);
-    }
+    scale_kept<T>(m.data(), m.data(), m.size(), key, 0, p);
 }
 
 struct DropoutCache {
