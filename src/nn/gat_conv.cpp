@@ -152,15 +152,13 @@ void GatConvT<T>::project(const Graph& graph, const MatrixT<T>* x, const SparseR
     cache.for_backward = keep_input;
     if (x && !keep_input && !cache.input_drop.active) {
         cache.x.resize(0, 0);
-        cache.x_values.clear();
         cache.x_in = x;
     } else if (x) {
         copy_rows(*x, cache.x);
-        cache.x_values.clear();
         if (cache.input_drop.active) apply_dropout_mask(cache.x, cache.input_drop.key, options_.input_dropout);
     } else {
         cache.x.resize(0, 0);
-        cache.x_values = cache.input_drop.active ? dropped_values(*x_sparse, cache.input_drop.key, options_.input_dropout) : x_sparse->value;
+        if (cache.input_drop.active) drop_entries(*x_sparse, cache.input_drop.key, options_.input_dropout, cache.x_kept);
     }
     cache.distinct_found = false;
     if constexpr (std::is_same_v<T, float>) {
@@ -176,7 +174,8 @@ void GatConvT<T>::project(const Graph& graph, const MatrixT<T>* x, const SparseR
 template <class T>
 void GatConvT<T>::input_times(GatConvCache<T>& cache, const MatrixT<T>& w, MatrixT<T>& out, bool accumulate) const {
     if (cache.x_sparse) {
-        sparse_times_dense(*cache.x_sparse, cache.x_values, w, out, accumulate);
+        const SparseRowsT<T>& xs = cache.sparse_input();
+        sparse_times_dense(xs, xs.value, w, out, accumulate);
     } else if (cache.distinct_found) {
         if constexpr (std::is_same_v<T, float>) cache.distinct.times(cache.dense_input(), w, out, accumulate);
     } else {
@@ -187,7 +186,8 @@ void GatConvT<T>::input_times(GatConvCache<T>& cache, const MatrixT<T>& w, Matri
 template <class T>
 void GatConvT<T>::input_transpose_times_add(const GatConvCache<T>& cache, const MatrixT<T>& dy, MatrixT<T>& grad) const {
     if (cache.x_sparse) {
-        sparse_transpose_times_dense_add(*cache.x_sparse, cache.x_values, dy, grad);
+        const SparseRowsT<T>& xs = cache.sparse_input();
+        sparse_transpose_times_dense_add(xs, xs.value, dy, grad);
     } else if (cache.distinct_found) {
         if constexpr (std::is_same_v<T, float>) cache.distinct.transpose_times_add(cache.x, dy, grad);
     } else {

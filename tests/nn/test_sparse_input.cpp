@@ -14,7 +14,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <type_traits>
 #include <vector>
@@ -153,6 +155,52 @@ TEST_CASE("sparse products equal the dense products, dropout masks equal the den
     MatrixT<double> bad(29, 7);
     CHECK_THROWS_AS(sparse_times_dense(s, s.value, bad, y), ShapeError);
     CHECK_THROWS_AS(sparse_transpose_times_dense_add(s, s.value, bad, g), ShapeError);
+}
+
+TEMPLATE_TEST_CASE("drop_entries keeps the kept entries of the dense mask, and its products have the bits of the zero-filled ones",
+                   "[core][sparse][dropout]", float, double) {
+    using T = TestType;
+    Rng rng(21);
+    const MatrixT<T> x = sparse_matrix<T>(60, 45, 0.2, rng);
+    const SparseRowsT<T> s = SparseRowsT<T>::from_dense(x);
+    SparseRowsT<T> kept;
+    for (const double p : {0.0, 0.3, 0.6, 0.95}) {
+        CAPTURE(p);
+        const std::uint64_t key = rng.next_u64();
+        drop_entries(s, key, p, kept);  // reused from the previous p: the buffers must be resized
+        MatrixT<T> masked = x;
+        if (p > 0.0) apply_dropout_mask(masked, key, p);
+        CHECK(kept.rows == s.rows);
+        CHECK(kept.cols == s.cols);
+        CHECK((kept.to_dense().array() == masked.array()).all());
+        CHECK(kept.nnz() == static_cast<EdgeId>((masked.array() != T(0)).count()));
+        if (p >= 0.3) CHECK(kept.nnz() < s.nnz());
+        // The column index: every kept entry once, rows increasing within a column.
+        REQUIRE(kept.col_offsets.size() == static_cast<std::size_t>(s.cols) + 1);
+        REQUIRE(kept.col_offsets.back() == kept.nnz());
+        std::vector<int> seen(static_cast<std::size_t>(kept.nnz()), 0);
+        for (Eigen::Index f = 0; f < kept.cols; ++f)
+            for (EdgeId c = kept.col_offsets[f]; c < kept.col_offsets[f + 1]; ++c) {
+                const EdgeId k = kept.col_entry[c];
+                ++seen[static_cast<std::size_t>(k)];
+                CHECK(kept.col[k] == f);
+                CHECK(masked(kept.entry_row[k], f) == kept.value[k]);
+                if (c > kept.col_offsets[f]) CHECK(kept.entry_row[kept.col_entry[c - 1]] < kept.entry_row[k]);
+            }
+        CHECK(std::all_of(seen.begin(), seen.end(), [](int n) { return n == 1; }));
+        // Products over the kept entries against those over all entries with the dropped ones 0.
+        const std::vector<T> zero_filled = dropped_values(s, key, p);
+        const MatrixT<T> w = random_matrix<T>(45, 19, rng), dy = random_matrix<T>(60, 19, rng);
+        MatrixT<T> y_kept, y_all, g_kept = MatrixT<T>::Zero(45, 19), g_all = MatrixT<T>::Zero(45, 19);
+        sparse_times_dense(kept, kept.value, w, y_kept);
+        sparse_times_dense(s, zero_filled, w, y_all);
+        sparse_transpose_times_dense_add(kept, kept.value, dy, g_kept);
+        sparse_transpose_times_dense_add(s, zero_filled, dy, g_all);
+        CHECK(std::memcmp(y_kept.data(), y_all.data(), sizeof(T) * static_cast<std::size_t>(y_all.size())) == 0);
+        CHECK(std::memcmp(g_kept.data(), g_all.data(), sizeof(T) * static_cast<std::size_t>(g_all.size())) == 0);
+    }
+    const SparseRowsT<T> rows_only = SparseRowsT<T>::from_dense(x, /*with_columns=*/false);
+    CHECK_THROWS_AS(drop_entries(rows_only, 1, 0.5, kept), ShapeError);
 }
 
 TEMPLATE_TEST_CASE("sparse products of every output width equal the dense products, the same with 1 and 2 threads",

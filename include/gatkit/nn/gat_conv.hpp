@@ -83,7 +83,7 @@ struct GatConvCache {
     const MatrixT<T>* x_in = nullptr;  // infer: the caller's dense input, read in place during the call
     bool for_backward = false;     // the last pass was forward (not infer): backward may follow
     const SparseRowsT<T>* x_sparse = nullptr;  // sparse input (the caller's; must outlive backward)
-    std::vector<T> x_values;       // its stored values after input dropout
+    SparseRowsT<T> x_kept;         // with input dropout: x_sparse's kept entries (drop_entries)
     MatrixT<T> xw;                 // N×(H·C) projected features
     MatrixT<T> a_src;              // N×H  a_src[h]ᵀ xw_jh
     MatrixT<T> a_dst;              // N×H  a_dst[h]ᵀ xw_ih
@@ -99,6 +99,8 @@ struct GatConvCache {
 
     // The dense input of the last pass: the caller's (infer) or the cache's copy.
     const MatrixT<T>& dense_input() const { return x_in ? *x_in : x; }
+    // The sparse input of the last pass after input dropout (x_sparse set).
+    const SparseRowsT<T>& sparse_input() const { return input_drop.active ? x_kept : *x_sparse; }
 };
 
 template <class T>
