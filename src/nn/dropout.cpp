@@ -24,6 +24,14 @@ namespace {
 // Indices per parallel work item: the plain loop vectorises within one.
 constexpr Eigen::Index kBlock = 512;
 
+// body(k0, k1) for the blocks [k0, k1) of kBlock indices that cover [0, n), in parallel.
+template <class Body>
+void for_blocks(Eigen::Index n, const Body& body) {
+    const Eigen::Index blocks = (n + kBlock - 1) / kBlock;
+#pragma omp parallel for schedule(static)
+    for (Eigen::Index b = 0; b < blocks; ++b) body(b * kBlock, std::min(n, b * kBlock + kBlock));
+}
+
 // out[k] = keep(index_of(k)) ? in[k]·scale : 0 for k in [k0, k1) (in null: in[k] = 1).
 template <class T, class IndexOf>
 inline void scale_kept_plain(const T* in, T* out, Eigen::Index k0, Eigen::Index k1, std::uint64_t key, std::uint64_t threshold,
@@ -116,16 +124,12 @@ template <class T>
 void scale_kept(const T* in, T* out, Eigen::Index n, std::uint64_t key, std::uint64_t first, double p) {
     const T scale = T(1) / T(1 - p);
     const std::uint64_t threshold = dropout_threshold(p);
-    const Eigen::Index blocks = (n + kBlock - 1) / kBlock;
-#pragma omp parallel for schedule(static)
-    for (Eigen::Index b = 0; b < blocks; ++b) {
-        Eigen::Index k0 = b * kBlock;
-        const Eigen::Index k1 = std::min(n, k0 + kBlock);
+    for_blocks(n, [&](Eigen::Index k0, Eigen::Index k1) {
 #if GATKIT_DROPOUT_LANES
         if constexpr (std::is_same_v<T, float>) k0 = scale_kept_lanes(in, out, k0, k1, key, first, threshold, scale);
 #endif
         scale_kept_plain(in, out, k0, k1, key, threshold, scale, [first](Eigen::Index k) { return first + static_cast<std::uint64_t>(k); });
-    }
+    });
 }
 
 template <class T>
@@ -133,11 +137,7 @@ void scale_kept_at(const T* in, T* out, Eigen::Index n, std::uint64_t key, const
                    std::uint64_t F, double p) {
     const T scale = T(1) / T(1 - p);
     const std::uint64_t threshold = dropout_threshold(p);
-    const Eigen::Index blocks = (n + kBlock - 1) / kBlock;
-#pragma omp parallel for schedule(static)
-    for (Eigen::Index b = 0; b < blocks; ++b) {
-        Eigen::Index k0 = b * kBlock;
-        const Eigen::Index k1 = std::min(n, k0 + kBlock);
+    for_blocks(n, [&](Eigen::Index k0, Eigen::Index k1) {
 #if GATKIT_DROPOUT_LANES
         if constexpr (std::is_same_v<T, float>)
             if (F <= 0xffffffffULL) k0 = scale_kept_at_lanes(in, out, k0, k1, key, row, col, F, threshold, scale);
@@ -145,7 +145,7 @@ void scale_kept_at(const T* in, T* out, Eigen::Index n, std::uint64_t key, const
         scale_kept_plain(in, out, k0, k1, key, threshold, scale, [row, col, F](Eigen::Index k) {
             return static_cast<std::uint64_t>(row[k]) * F + static_cast<std::uint64_t>(col[k]);
         });
-    }
+    });
 }
 
 #define GATKIT_INSTANTIATE(T)                                                                                   \
