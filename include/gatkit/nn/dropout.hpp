@@ -37,8 +37,9 @@ inline bool dropout_keeps(std::uint64_t key, std::uint64_t index, double p) {
 // The masks over many indices at once, each exactly the rule above (src/nn/dropout.cpp). Where
 // the CPU has no 64-bit lane multiply (AVX2 without AVX-512DQ), GCC may leave a loop over
 // uniform_bits_at scalar (it does for znver1), with a branch that mispredicts on every other
-// element; these run an 8-lane version of it there, and the plain loop elsewhere. Dropped entries are +0 whatever the
-// input's sign. Parallel over the indices; the result does not depend on the thread count.
+// element; these run an 8-lane version of it there, and the plain loop elsewhere. Dropped
+// entries are +0 whatever the input's sign. Parallel over the indices; the result does not depend
+// on the thread count.
 //
 //   scale_kept:    out[k] = keep(key, first + k) ? in[k] / (1 - p) : 0    (in null: as if in[k] = 1)
 //   scale_kept_at: out[k] = keep(key, row[k]·F + col[k]) ? in[k] / (1 - p) : 0
