@@ -76,7 +76,8 @@ T expected_entry(T x, std::uint64_t key, std::uint64_t index, double p) {
 
 template <class T>
 bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
-    return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
+    // An empty vector's data() may be null, and memcmp must not see a null pointer even for 0 bytes.
+    return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
 }
 
 template <class T>
