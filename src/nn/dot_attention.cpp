@@ -50,9 +50,22 @@ DotAttentionConvT<T>::DotAttentionConvT(const DotAttentionOptions& o, Rng& rng, 
 template <class T>
 MatrixT<T> DotAttentionConvT<T>::forward(const Graph& graph, const MatrixT<T>& x, DotAttentionCache<T>& cache, bool training, Rng* rng,
                                          const MatrixT<T>* edge_attr) const {
+    return forward_input(graph, &x, nullptr, cache, training, rng, edge_attr);
+}
+
+template <class T>
+MatrixT<T> DotAttentionConvT<T>::forward(const Graph& graph, const SparseRowsT<T>& x, DotAttentionCache<T>& cache, bool training,
+                                         Rng* rng, const MatrixT<T>* edge_attr) const {
+    return forward_input(graph, nullptr, &x, cache, training, rng, edge_attr);
+}
+
+template <class T>
+MatrixT<T> DotAttentionConvT<T>::forward_input(const Graph& graph, const MatrixT<T>* x, const SparseRowsT<T>* x_sparse,
+                                               DotAttentionCache<T>& cache, bool training, Rng* rng, const MatrixT<T>* edge_attr) const {
     const Eigen::Index N = graph.num_nodes(), H = options_.heads, C = options_.out, D = options_.edge_dim, W = out_width();
-    if (x.rows() != N || x.cols() != options_.in)
-        throw ShapeError(name_ + ": x is " + shape_text(x.rows(), x.cols()) + ", expected " + std::to_string(N) +
+    const Eigen::Index rows = x ? x->rows() : x_sparse->rows, cols = x ? x->cols() : x_sparse->cols;
+    if (rows != N || cols != options_.in)
+        throw ShapeError(name_ + ": x is " + shape_text(rows, cols) + ", expected " + std::to_string(N) +
                          " nodes x in_features = " + std::to_string(options_.in));
     const bool has_edges = D > 0;
     if (has_edges && !edge_attr)
@@ -64,26 +77,26 @@ MatrixT<T> DotAttentionConvT<T>::forward(const Graph& graph, const MatrixT<T>& x
     if (!has_edges && edge_attr)
         throw ConfigError(name_ + ": edge_attr given (" + shape_text(edge_attr->rows(), edge_attr->cols()) +
                           ") but the layer has edge_dim = 0");
-    cache.input_drop.active = training && options_.input_dropout > 0.0;
+    DropoutCache input_drop;
+    input_drop.active = training && options_.input_dropout > 0.0;
     cache.attn_drop.active = training && options_.dropout > 0.0;
-    if ((cache.input_drop.active || cache.attn_drop.active) && !rng)
-        throw ConfigError(name_ + ": training with dropout needs an Rng");
+    if ((input_drop.active || cache.attn_drop.active) && !rng) throw ConfigError(name_ + ": training with dropout needs an Rng");
 
     const Graph& g = options_.add_self_loops ? graph.with_self_loops() : graph;
     cache.graph = &g;
     const auto& offsets = g.in_offsets();
     const auto& src = g.in_src();
 
-    cache.x = x;
-    if (cache.input_drop.active) {
-        cache.input_drop.key = rng->next_u64();
-        apply_dropout_mask(cache.x, cache.input_drop.key, options_.input_dropout);
-    }
+    if (input_drop.active) input_drop.key = rng->next_u64();
+    if (x)
+        cache.input.set_dense(*x, input_drop, options_.input_dropout);
+    else
+        cache.input.set_sparse(*x_sparse, input_drop, options_.input_dropout);
     if (cache.attn_drop.active) cache.attn_drop.key = rng->next_u64();
 
-    gemm_nn(cache.x, query_weight_.value, cache.query);
-    gemm_nn(cache.x, key_weight_.value, cache.key);
-    gemm_nn(cache.x, value_weight_.value, cache.value);
+    cache.input.times(query_weight_.value, cache.query);
+    cache.input.times(key_weight_.value, cache.key);
+    cache.input.times(value_weight_.value, cache.value);
     if (options_.bias) {
         cache.query.rowwise() += query_bias_.value.row(0);
         cache.key.rowwise() += key_bias_.value.row(0);
@@ -161,7 +174,7 @@ MatrixT<T> DotAttentionConvT<T>::forward(const Graph& graph, const MatrixT<T>& x
         return attn;
     }
     MatrixT<T> root;
-    gemm_nn(cache.x, skip_weight_.value, root);
+    cache.input.times(skip_weight_.value, root);
     if (options_.bias) root.rowwise() += skip_bias_.value.row(0);
     if (!uses_beta()) {
         cache.attn.resize(0, 0);
@@ -253,7 +266,7 @@ MatrixT<T> DotAttentionConvT<T>::backward(const MatrixT<T>& dout, const DotAtten
         dr = &dr_beta;
     }
     if (dr) {
-        gemm_tn(cache.x, *dr, skip_weight_.grad, /*accumulate=*/true);
+        cache.input.transpose_times_add(*dr, skip_weight_.grad);
         if (options_.bias) skip_bias_.grad.row(0) += dr->colwise().sum();
     }
 
@@ -344,9 +357,9 @@ MatrixT<T> DotAttentionConvT<T>::backward(const MatrixT<T>& dout, const DotAtten
         }
 
     // q = x'·W_q + b_q (and k, v alike) ⇒ dW_q += x'ᵀ·dq, db_q += Σ_rows dq, dx' += dq·W_qᵀ.
-    gemm_tn(cache.x, dq, query_weight_.grad, /*accumulate=*/true);
-    gemm_tn(cache.x, dk, key_weight_.grad, /*accumulate=*/true);
-    gemm_tn(cache.x, dv, value_weight_.grad, /*accumulate=*/true);
+    cache.input.transpose_times_add(dq, query_weight_.grad);
+    cache.input.transpose_times_add(dk, key_weight_.grad);
+    cache.input.transpose_times_add(dv, value_weight_.grad);
     if (options_.bias) {
         query_bias_.grad.row(0) += dq.colwise().sum();
         key_bias_.grad.row(0) += dk.colwise().sum();
@@ -359,7 +372,7 @@ MatrixT<T> DotAttentionConvT<T>::backward(const MatrixT<T>& dout, const DotAtten
     gemm_nt(dv, value_weight_.value, dx, /*accumulate=*/true);
     if (dr) gemm_nt(*dr, skip_weight_.value, dx, /*accumulate=*/true);
     // x' = dropout(x) ⇒ dx = mask ⊙ dx'
-    if (cache.input_drop.active) apply_dropout_mask(dx, cache.input_drop.key, options_.input_dropout);
+    if (cache.input.dropout().active) apply_dropout_mask(dx, cache.input.dropout().key, options_.input_dropout);
     return dx;
 }
 

@@ -101,11 +101,24 @@ void Gatv2ConvT<T>::loop_edge_attr(const Graph& graph, const Graph& g, const Mat
 template <class T>
 MatrixT<T> Gatv2ConvT<T>::forward(const Graph& graph, const MatrixT<T>& x, Gatv2ConvCache<T>& cache, bool training, Rng* rng,
                                   const MatrixT<T>* edge_attr) const {
+    return forward_input(graph, &x, nullptr, cache, training, rng, edge_attr);
+}
+
+template <class T>
+MatrixT<T> Gatv2ConvT<T>::forward(const Graph& graph, const SparseRowsT<T>& x, Gatv2ConvCache<T>& cache, bool training, Rng* rng,
+                                  const MatrixT<T>* edge_attr) const {
+    return forward_input(graph, nullptr, &x, cache, training, rng, edge_attr);
+}
+
+template <class T>
+MatrixT<T> Gatv2ConvT<T>::forward_input(const Graph& graph, const MatrixT<T>* x, const SparseRowsT<T>* x_sparse,
+                                        Gatv2ConvCache<T>& cache, bool training, Rng* rng, const MatrixT<T>* edge_attr) const {
     using RowVec = Eigen::Matrix<T, 1, Eigen::Dynamic>;
     const Eigen::Index N = graph.num_nodes(), H = options_.heads, C = options_.out, D = options_.edge_dim, HC = H * C;
-    if (x.rows() != N || x.cols() != options_.in)
-        throw ShapeError(name_ + ": x is " + std::to_string(x.rows()) + "x" + std::to_string(x.cols()) + ", expected " +
-                         std::to_string(N) + " nodes x in_features = " + std::to_string(options_.in));
+    const Eigen::Index rows = x ? x->rows() : x_sparse->rows, cols = x ? x->cols() : x_sparse->cols;
+    if (rows != N || cols != options_.in)
+        throw ShapeError(name_ + ": x is " + std::to_string(rows) + "x" + std::to_string(cols) + ", expected " + std::to_string(N) +
+                         " nodes x in_features = " + std::to_string(options_.in));
     const bool has_edges = D > 0;
     if (has_edges && !edge_attr)
         throw ConfigError(name_ + ": edge_dim = " + std::to_string(D) + " needs edge_attr (" + std::to_string(graph.num_edges()) +
@@ -126,22 +139,23 @@ MatrixT<T> Gatv2ConvT<T>::forward(const Graph& graph, const MatrixT<T>& x, Gatv2
     const auto& src = g.in_src();
     const T slope = static_cast<T>(options_.negative_slope);
 
-    cache.x = x;
-    cache.input_drop.active = input_drop;
+    DropoutCache input_mask;
+    input_mask.active = input_drop;
     cache.attn_drop.active = attn_drop;
-    if (input_drop) {
-        cache.input_drop.key = rng->next_u64();
-        apply_dropout_mask(cache.x, cache.input_drop.key, options_.input_dropout);
-    }
+    if (input_drop) input_mask.key = rng->next_u64();
+    if (x)
+        cache.input.set_dense(*x, input_mask, options_.input_dropout);
+    else
+        cache.input.set_sparse(*x_sparse, input_mask, options_.input_dropout);
     if (attn_drop) cache.attn_drop.key = rng->next_u64();
 
     // x_s = x'·W_s + b_s, x_d = x'·W_d + b_d (the same matrix when share_weights)
-    gemm_nn(cache.x, lin_l_weight_.value, cache.x_src);
+    cache.input.times(lin_l_weight_.value, cache.x_src);
     if (options_.bias) cache.x_src.rowwise() += lin_l_bias_.value.row(0);
     if (options_.share_weights) {
         cache.x_dst.resize(0, 0);
     } else {
-        gemm_nn(cache.x, lin_r_weight_.value, cache.x_dst);
+        cache.input.times(lin_r_weight_.value, cache.x_dst);
         if (options_.bias) cache.x_dst.rowwise() += lin_r_bias_.value.row(0);
     }
     const MatrixT<T>& xs = cache.x_src;
@@ -194,7 +208,7 @@ MatrixT<T> Gatv2ConvT<T>::forward(const Graph& graph, const MatrixT<T>& x, Gatv2
             }
         }
     }
-    if (options_.residual) gemm_nn(cache.x, res_weight_.value, out, /*accumulate=*/true);
+    if (options_.residual) cache.input.times(res_weight_.value, out, /*accumulate=*/true);
     if (options_.bias) out.rowwise() += bias_.value.row(0);
     return out;
 }
@@ -332,21 +346,21 @@ MatrixT<T> Gatv2ConvT<T>::backward(const MatrixT<T>& dout, const Gatv2ConvCache<
     // x_s = x'·W_s + b_s ⇒ dW_s += x'ᵀ·dx_s, db_s += Σ_rows dx_s, dx' = dx_s·W_sᵀ; the same for
     // x_d. With share_weights both went through lin_l: its gradient sees dx_s + dx_d.
     if (share) dxs += dxd;
-    gemm_tn(cache.x, dxs, lin_l_weight_.grad, /*accumulate=*/true);
+    cache.input.transpose_times_add(dxs, lin_l_weight_.grad);
     if (options_.bias) lin_l_bias_.grad.row(0) += dxs.colwise().sum();
     if (!share) {
-        gemm_tn(cache.x, dxd, lin_r_weight_.grad, /*accumulate=*/true);
+        cache.input.transpose_times_add(dxd, lin_r_weight_.grad);
         if (options_.bias) lin_r_bias_.grad.row(0) += dxd.colwise().sum();
     }
     // residual: out += x'·W_res
-    if (options_.residual) gemm_tn(cache.x, dout, res_weight_.grad, /*accumulate=*/true);
+    if (options_.residual) cache.input.transpose_times_add(dout, res_weight_.grad);
     MatrixT<T> dx;
     if (!need_dx) return dx;
     gemm_nt(dxs, lin_l_weight_.value, dx);
     if (!share) gemm_nt(dxd, lin_r_weight_.value, dx, /*accumulate=*/true);
     if (options_.residual) gemm_nt(dout, res_weight_.value, dx, /*accumulate=*/true);
     // x' = dropout(x) ⇒ dx = mask ⊙ dx'
-    if (cache.input_drop.active) apply_dropout_mask(dx, cache.input_drop.key, options_.input_dropout);
+    if (cache.input.dropout().active) apply_dropout_mask(dx, cache.input.dropout().key, options_.input_dropout);
     return dx;
 }
 

@@ -52,8 +52,8 @@ public:
     // x N×in on `graph` (the mask: incoming rows = whom each node attends to); edge_attr E×D
     // rows = edge ids of `graph` (null when edge_dim = 0). Keeps what backward needs.
     virtual Matrix forward(const Graph& graph, const Matrix& x, bool training, Rng* rng, const Matrix* edge_attr) = 0;
-    // The same on a sparse input (core/sparse.hpp), which must outlive backward. GatConv runs
-    // it natively (O(nnz) input product and dropout); the other layers densify it first.
+    // The same on a sparse input (core/sparse.hpp), which must outlive backward. The three
+    // convs run it natively (O(nnz) input products and dropout); a transformer block densifies it.
     virtual Matrix forward(const Graph& graph, const SparseRows& x, bool training, Rng* rng, const Matrix* edge_attr) {
         return forward(graph, x.to_dense(), training, rng, edge_attr);
     }

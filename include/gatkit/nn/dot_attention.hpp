@@ -55,6 +55,7 @@
 #include "gatkit/core/random.hpp"
 #include "gatkit/graph/graph.hpp"
 #include "gatkit/nn/dropout.hpp"
+#include "gatkit/nn/layer_input.hpp"
 
 #include <string>
 
@@ -77,7 +78,7 @@ struct DotAttentionOptions {
 template <class T>
 struct DotAttentionCache {
     const Graph* graph = nullptr;  // the graph attention ran on (self-looped when asked)
-    MatrixT<T> x;                  // N×F input after input dropout
+    LayerInputT<T> input;          // N×F input after input dropout, dense or sparse (layer_input.hpp)
     MatrixT<T> query;              // N×(H·C)
     MatrixT<T> key;                // N×(H·C)  without the edge term
     MatrixT<T> value;              // N×(H·C)  without the edge term
@@ -86,7 +87,6 @@ struct DotAttentionCache {
     MatrixT<T> attn;               // N×W  attention output a, with beta only
     MatrixT<T> root;               // N×W  r = x'·W_r + b_r, with beta only
     MatrixT<T> beta;               // N×1  β, with beta only
-    DropoutCache input_drop;
     DropoutCache attn_drop;
 };
 
@@ -102,6 +102,11 @@ public:
     // rng is needed only when training with dropout. edge_attr (E×D, E = graph.num_edges()) is
     // required when edge_dim > 0 and must be null otherwise.
     MatrixT<T> forward(const Graph& graph, const MatrixT<T>& x, DotAttentionCache<T>& cache, bool training, Rng* rng = nullptr,
+                       const MatrixT<T>* edge_attr = nullptr) const;
+    // The same on a sparse input (core/sparse.hpp), which must outlive backward: the projections
+    // and their weight gradients run over the stored entries, input dropout on them only (the
+    // mask the dense form gets). Training with input dropout needs x's column index.
+    MatrixT<T> forward(const Graph& graph, const SparseRowsT<T>& x, DotAttentionCache<T>& cache, bool training, Rng* rng = nullptr,
                        const MatrixT<T>* edge_attr = nullptr) const;
     // Accumulates parameter gradients (lin_edge too; no gradient for edge_attr); returns dx
     // (empty when need_dx is false).
@@ -123,6 +128,10 @@ public:
     ParameterT<T>& lin_beta_weight() { return beta_weight_; }
 
 private:
+    // forward on the dense input x or the sparse one x_sparse (exactly one non-null).
+    MatrixT<T> forward_input(const Graph& graph, const MatrixT<T>* x, const SparseRowsT<T>* x_sparse, DotAttentionCache<T>& cache,
+                             bool training, Rng* rng, const MatrixT<T>* edge_attr) const;
+
     DotAttentionOptions options_;
     std::string name_;
     ParameterT<T> key_weight_;    // F×(H·C)

@@ -54,6 +54,7 @@
 #include "gatkit/core/random.hpp"
 #include "gatkit/graph/graph.hpp"
 #include "gatkit/nn/dropout.hpp"
+#include "gatkit/nn/layer_input.hpp"
 
 #include <string>
 
@@ -77,12 +78,11 @@ struct Gatv2ConvOptions {
 template <class T>
 struct Gatv2ConvCache {
     const Graph* graph = nullptr;  // the graph attention ran on (self-looped when asked)
-    MatrixT<T> x;                  // N×F input after input dropout
+    LayerInputT<T> input;          // N×F input after input dropout, dense or sparse (layer_input.hpp)
     MatrixT<T> x_src;              // N×(H·C) x'·W_s + b_s
     MatrixT<T> x_dst;              // N×(H·C) x'·W_d + b_d; empty when share_weights (then x_src)
     MatrixT<T> alpha;              // E×H  attention coefficients before attention dropout
     MatrixT<T> edge_attr;          // E×D  attributes of cache.graph's edges (loops: the mean), edge_dim > 0 only
-    DropoutCache input_drop;
     DropoutCache attn_drop;
 };
 
@@ -96,6 +96,11 @@ public:
     // rng is needed only when training with dropout. edge_attr (E×D, E = graph.num_edges()) is
     // required when edge_dim > 0 and must be null otherwise.
     MatrixT<T> forward(const Graph& graph, const MatrixT<T>& x, Gatv2ConvCache<T>& cache, bool training, Rng* rng = nullptr,
+                       const MatrixT<T>* edge_attr = nullptr) const;
+    // The same on a sparse input (core/sparse.hpp), which must outlive backward: the projections
+    // and their weight gradients run over the stored entries, input dropout on them only (the
+    // mask the dense form gets). Training with input dropout needs x's column index.
+    MatrixT<T> forward(const Graph& graph, const SparseRowsT<T>& x, Gatv2ConvCache<T>& cache, bool training, Rng* rng = nullptr,
                        const MatrixT<T>* edge_attr = nullptr) const;
     // Accumulates parameter gradients (lin_edge too; no gradient for edge_attr); returns dx
     // (empty when need_dx is false).
@@ -117,6 +122,9 @@ public:
     ParameterT<T>& bias() { return bias_; }
 
 private:
+    // forward on the dense input x or the sparse one x_sparse (exactly one non-null).
+    MatrixT<T> forward_input(const Graph& graph, const MatrixT<T>* x, const SparseRowsT<T>* x_sparse, Gatv2ConvCache<T>& cache,
+                             bool training, Rng* rng, const MatrixT<T>* edge_attr) const;
     // Fills cache.edge_attr with the attributes of g's edges (g is graph or its self-looped version).
     void loop_edge_attr(const Graph& graph, const Graph& g, const MatrixT<T>& edge_attr, Gatv2ConvCache<T>& cache) const;
 

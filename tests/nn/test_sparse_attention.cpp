@@ -1,0 +1,184 @@
+// Gatv2Conv and DotAttentionConv on sparse inputs (nn/layer_input.hpp): against the same layers
+// on the same input dense, finite-difference checked, identical with 1 and 2 threads, and the
+// model's first layer taking the sparse rows for every conv.
+#include "gatkit/core/parallel.hpp"
+#include "gatkit/core/sparse.hpp"
+#include "gatkit/model/model.hpp"
+#include "gatkit/nn/dot_attention.hpp"
+#include "gatkit/nn/gatv2_conv.hpp"
+#include "support/fixtures.hpp"
+#include "support/gradcheck.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <vector>
+
+using namespace gatkit;
+using gatkit::test::random_matrix;
+
+namespace {
+
+// A random matrix with about `keep` of its entries non-zero, one all-zero row and one all-zero column.
+template <class T>
+MatrixT<T> mostly_zero(Eigen::Index rows, Eigen::Index cols, double keep, Rng& rng) {
+    MatrixT<T> m = random_matrix<T>(rows, cols, rng);
+    for (Eigen::Index k = 0; k < m.size(); ++k)
+        if (rng.uniform() >= keep) m.data()[k] = 0;
+    m.row(rows / 2).setZero();
+    m.col(cols / 3).setZero();
+    return m;
+}
+
+template <class T>
+std::vector<MatrixT<T>> gradients(ParameterList<T>& params) {
+    std::vector<MatrixT<T>> out;
+    for (auto* p : params) out.push_back(p->grad);
+    return out;
+}
+
+// Each layer with its cache, in the variants the tests run: every option that touches the input
+// products (heads, concat, the skip or residual projection, shared weights, beta).
+template <class Layer>
+struct Kind;
+template <class T>
+struct Kind<Gatv2ConvT<T>> {
+    using Cache = Gatv2ConvCache<T>;
+    static Gatv2ConvT<T> make(Eigen::Index in, int variant, double dropout, Eigen::Index edge_dim, Rng& rng) {
+        return Gatv2ConvT<T>({.in = in, .out = 3, .heads = variant % 2 ? 2 : 1, .concat = variant != 2, .dropout = dropout,
+                              .input_dropout = dropout, .residual = variant >= 1, .edge_dim = edge_dim, .share_weights = variant == 3},
+                             rng);
+    }
+};
+template <class T>
+struct Kind<DotAttentionConvT<T>> {
+    using Cache = DotAttentionCache<T>;
+    static DotAttentionConvT<T> make(Eigen::Index in, int variant, double dropout, Eigen::Index edge_dim, Rng& rng) {
+        return DotAttentionConvT<T>({.in = in, .out = 3, .heads = variant % 2 ? 2 : 1, .concat = variant != 2, .beta = variant == 3,
+                                     .dropout = dropout, .input_dropout = dropout, .edge_dim = edge_dim, .root_weight = variant >= 1},
+                                    rng);
+    }
+};
+constexpr int kVariants = 4;
+
+template <class Layer>
+Layer make(Eigen::Index in, int variant, double dropout, Eigen::Index edge_dim, Rng& rng) {
+    return Kind<Layer>::make(in, variant, dropout, edge_dim, rng);
+}
+
+template <class Layer>
+using CacheOf = typename Kind<Layer>::Cache;
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("Gatv2Conv and DotAttentionConv on sparse input equal the same layer on the input dense", "[nn][sparse]",
+                   Gatv2ConvT<double>, DotAttentionConvT<double>) {
+    Rng rng(41);
+    const Graph g = test::random_graph(30, 0.12, rng);
+    for (int variant = 0; variant < kVariants; ++variant)
+        for (const double dropout : {0.0, 0.5})
+            for (const Eigen::Index edge_dim : {0, 2}) {
+                CAPTURE(variant, dropout, edge_dim);
+                TestType layer = make<TestType>(25, variant, dropout, edge_dim, rng);
+                const MatrixT<double> x = mostly_zero<double>(30, 25, 0.12, rng);
+                const SparseRowsT<double> xs = SparseRowsT<double>::from_dense(x);
+                const MatrixT<double> attr = random_matrix<double>(g.num_edges(), edge_dim, rng);
+                const MatrixT<double> dout = random_matrix<double>(30, layer.out_width(), rng);
+                ParameterList<double> params;
+                layer.parameters(params);
+                const auto run = [&](bool sparse) {
+                    for (auto* p : params) p->grad.setZero();
+                    CacheOf<TestType> cache;
+                    Rng drop(8);
+                    const MatrixT<double>* a = edge_dim > 0 ? &attr : nullptr;
+                    MatrixT<double> out = sparse ? layer.forward(g, xs, cache, true, &drop, a) : layer.forward(g, x, cache, true, &drop, a);
+                    REQUIRE(cache.input.is_sparse() == sparse);
+                    MatrixT<double> dx = layer.backward(dout, cache);
+                    return std::make_tuple(out, dx, gradients(params));
+                };
+                const auto [out_d, dx_d, grads_d] = run(false);
+                const auto [out_s, dx_s, grads_s] = run(true);
+                CHECK((out_d - out_s).cwiseAbs().maxCoeff() < 1e-12);
+                CHECK((dx_d - dx_s).cwiseAbs().maxCoeff() < 1e-12);
+                REQUIRE(grads_d.size() == grads_s.size());
+                for (std::size_t k = 0; k < grads_d.size(); ++k) CHECK((grads_d[k] - grads_s[k]).cwiseAbs().maxCoeff() < 1e-12);
+                // The outputs moved off zero: the comparison is not of two empty results.
+                CHECK(out_d.cwiseAbs().maxCoeff() > 1e-3);
+            }
+}
+
+TEMPLATE_TEST_CASE("Gatv2Conv and DotAttentionConv on sparse input: gradients match finite differences", "[nn][sparse][gradcheck]",
+                   Gatv2ConvT<double>, DotAttentionConvT<double>) {
+    Rng rng(42);
+    const Graph g = test::random_graph(12, 0.25, rng);
+    for (int variant = 0; variant < kVariants; ++variant) {
+        CAPTURE(variant);
+        TestType layer = make<TestType>(9, variant, 0.3, 0, rng);
+        const SparseRowsT<double> xs = SparseRowsT<double>::from_dense(mostly_zero<double>(12, 9, 0.3, rng));
+        const MatrixT<double> weights = random_matrix<double>(12, layer.out_width(), rng);
+        auto loss = [&] {
+            Rng r(31);
+            CacheOf<TestType> c;
+            return (layer.forward(g, xs, c, /*training=*/true, &r).array() * weights.array()).sum();
+        };
+        CacheOf<TestType> cache;
+        Rng r(31);
+        layer.forward(g, xs, cache, true, &r);
+        ParameterList<double> params;
+        layer.parameters(params);
+        test::prefill_grads(params);
+        layer.backward(weights, cache, /*need_dx=*/false);
+        const auto pr = test::check_parameter_gradients(params, loss);
+        INFO(pr.worst);
+        CHECK(pr.ok);
+        CHECK(pr.checked == count_values(params));
+    }
+}
+
+TEMPLATE_TEST_CASE("Gatv2Conv and DotAttentionConv on sparse input give identical outputs and gradients with 1 and 2 threads",
+                   "[nn][sparse][threads]", Gatv2ConvT<float>, DotAttentionConvT<float>) {
+    Rng graph_rng(43);
+    const Graph g = test::random_graph(700, 0.012, graph_rng);
+    const int saved = thread_count();
+    auto run = [&](int threads) {
+        set_thread_count(threads);
+        Rng rng(9);
+        TestType layer = make<TestType>(300, 1, 0.5, 0, rng);
+        const SparseRows xs = SparseRows::from_dense(mostly_zero<float>(700, 300, 0.02, rng));
+        const Matrix w = random_matrix<float>(700, layer.out_width(), rng);
+        CacheOf<TestType> cache;
+        Rng drop(5);
+        Matrix out = layer.forward(g, xs, cache, true, &drop);
+        Matrix dx = layer.backward(w, cache, /*need_dx=*/true);
+        ParameterList<float> params;
+        layer.parameters(params);
+        return std::make_tuple(out, dx, gradients(params));
+    };
+    const auto [out1, dx1, g1] = run(1);
+    const auto [out2, dx2, g2] = run(2);
+    set_thread_count(saved);
+    CHECK(test::same_bits(out1, out2));
+    CHECK(test::same_bits(dx1, dx2));
+    REQUIRE(g1.size() == g2.size());
+    for (std::size_t k = 0; k < g1.size(); ++k) CHECK(test::same_bits(g1[k], g2[k]));
+}
+
+TEST_CASE("Every conv takes sparse rows natively as the first layer, a transformer block densifies them", "[model][sparse]") {
+    for (const std::string conv : {"gat", "gatv2", "transformer"})
+        for (const std::string block : {"plain", "transformer"}) {
+            CAPTURE(conv, block);
+            ModelConfig config;
+            config.task = "node";
+            config.conv = conv;
+            config.block = block;
+            config.in_features = 60;
+            config.num_classes = 3;
+            config.layers = 2;
+            config.hidden = 4;
+            config.heads = 2;
+            const Model model(config, 3);
+            CHECK(model.takes_sparse_input() == (block == "plain"));
+        }
+}
