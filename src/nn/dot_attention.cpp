@@ -115,9 +115,13 @@ MatrixT<T> DotAttentionConvT<T>::forward_input(const Graph& graph, const MatrixT
     cache.alpha.resize(g.num_edges(), H);
     MatrixT<T> attn = MatrixT<T>::Zero(N, W);
     const bool attn_drop = cache.attn_drop.active;
-    const std::uint64_t attn_key = cache.attn_drop.key;
-    const double p_attn = options_.dropout;
-    const T attn_scale = T(1) / T(1 - p_attn);
+    // The dropout multipliers of α in one flat pass (dropout.hpp; index e·H + h), kept for backward.
+    if (attn_drop) {
+        cache.attn_mult.resize(g.num_edges(), H);
+        scale_kept<T>(nullptr, cache.attn_mult.data(), cache.attn_mult.size(), cache.attn_drop.key, 0, options_.dropout);
+    } else {
+        cache.attn_mult.resize(0, 0);
+    }
     const T head_scale = options_.concat ? T(1) : T(1) / T(H);
     const T inv_sqrt_c = T(1) / std::sqrt(static_cast<T>(C));
 
@@ -157,7 +161,7 @@ MatrixT<T> DotAttentionConvT<T>::forward_input(const Graph& graph, const MatrixT
                 for (EdgeId e = e0; e < e1; ++e) {
                     cache.alpha(e, h) *= inv;
                     T a = cache.alpha(e, h) * head_scale;
-                    if (attn_drop) a = dropout_keeps(attn_key, static_cast<std::uint64_t>(e * H + h), p_attn) ? a * attn_scale : T(0);
+                    if (attn_drop) a = times_kept(a, cache.attn_mult(e, h));
                     if (a == T(0)) continue;
                     out_h.noalias() += a * v.row(src[e]).segment(h * C, C);
                     if (has_edges) attr_sum.noalias() += a * ea.row(e).transpose();
@@ -217,15 +221,12 @@ MatrixT<T> DotAttentionConvT<T>::backward(const MatrixT<T>& dout, const DotAtten
     const MatrixT<T>& w_e = edge_weight_.value;
     const bool has_edges = D > 0;
     const bool attn_drop = cache.attn_drop.active;
-    const std::uint64_t attn_key = cache.attn_drop.key;
-    const double p_attn = options_.dropout;
-    const T attn_scale = T(1) / T(1 - p_attn);
     const T head_scale = options_.concat ? T(1) : T(1) / T(H);
     const T inv_sqrt_c = T(1) / std::sqrt(static_cast<T>(C));
     // In the forward pass α'_eh = dropout(α_eh) · head_scale multiplied the value; this is it.
     auto alpha_used = [&](EdgeId e, Eigen::Index h) {
         T a = cache.alpha(e, h) * head_scale;
-        if (attn_drop) a = dropout_keeps(attn_key, static_cast<std::uint64_t>(e * H + h), p_attn) ? a * attn_scale : T(0);
+        if (attn_drop) a = times_kept(a, cache.attn_mult(e, h));
         return a;
     };
     // Column block of the attention output that head h went to.
@@ -300,7 +301,7 @@ MatrixT<T> DotAttentionConvT<T>::backward(const MatrixT<T>& dout, const DotAtten
                     T dalpha = da_ih.dot(v.row(src[e]).segment(h * C, C));
                     if (has_edges) dalpha += ea.row(e).dot(g_vec.transpose());
                     dalpha *= head_scale;
-                    if (attn_drop) dalpha = dropout_keeps(attn_key, static_cast<std::uint64_t>(e * H + h), p_attn) ? dalpha * attn_scale : T(0);
+                    if (attn_drop) dalpha = times_kept(dalpha, cache.attn_mult(e, h));
                     dt(e, h) = dalpha;
                     weighted += cache.alpha(e, h) * dalpha;
                 }

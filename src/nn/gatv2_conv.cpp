@@ -168,10 +168,14 @@ MatrixT<T> Gatv2ConvT<T>::forward_input(const Graph& graph, const MatrixT<T>* x,
 
     cache.alpha.resize(g.num_edges(), H);
     MatrixT<T> out = MatrixT<T>::Zero(N, out_width());
-    const std::uint64_t attn_key = cache.attn_drop.key;
-    const double p_attn = options_.dropout;
-    const T attn_scale = T(1) / T(1 - p_attn);
     const T head_scale = options_.concat ? T(1) : T(1) / T(H);
+    // The dropout multipliers of α in one flat pass (dropout.hpp; index e·H + h), kept for backward.
+    if (attn_drop) {
+        cache.attn_mult.resize(g.num_edges(), H);
+        scale_kept<T>(nullptr, cache.attn_mult.data(), cache.attn_mult.size(), cache.attn_drop.key, 0, options_.dropout);
+    } else {
+        cache.attn_mult.resize(0, 0);
+    }
 
 #pragma omp parallel
     {
@@ -202,7 +206,7 @@ MatrixT<T> Gatv2ConvT<T>::forward_input(const Graph& graph, const MatrixT<T>* x,
                 for (EdgeId e = e0; e < e1; ++e) {
                     cache.alpha(e, h) *= inv;
                     T a = cache.alpha(e, h) * head_scale;
-                    if (attn_drop) a = dropout_keeps(attn_key, static_cast<std::uint64_t>(e * H + h), p_attn) ? a * attn_scale : T(0);
+                    if (attn_drop) a = times_kept(a, cache.attn_mult(e, h));
                     if (a != T(0)) out_h.noalias() += a * xs.row(src[e]).segment(h * C, C);
                 }
             }
@@ -231,14 +235,11 @@ MatrixT<T> Gatv2ConvT<T>::backward(const MatrixT<T>& dout, const Gatv2ConvCache<
     const MatrixT<T>& att = att_.value;
     const T slope = static_cast<T>(options_.negative_slope);
     const bool attn_drop = cache.attn_drop.active;
-    const std::uint64_t attn_key = cache.attn_drop.key;
-    const double p_attn = options_.dropout;
-    const T attn_scale = T(1) / T(1 - p_attn);
     const T head_scale = options_.concat ? T(1) : T(1) / T(H);
     // In the forward pass α'_eh = dropout(α_eh) · head_scale multiplied the message; this is it.
     auto alpha_used = [&](EdgeId e, Eigen::Index h) {
         T a = cache.alpha(e, h) * head_scale;
-        if (attn_drop) a = dropout_keeps(attn_key, static_cast<std::uint64_t>(e * H + h), p_attn) ? a * attn_scale : T(0);
+        if (attn_drop) a = times_kept(a, cache.attn_mult(e, h));
         return a;
     };
     // Column block of dout that head h's output went to.
@@ -277,7 +278,7 @@ MatrixT<T> Gatv2ConvT<T>::backward(const MatrixT<T>& dout, const Gatv2ConvCache<
                     for (EdgeId e = e0; e < e1; ++e) {
                         // d(out)/d(α_eh) folds in the head scale and the dropout mask of α'
                         T da = dout_ih.dot(xs.row(src[e]).segment(h * C, C)) * head_scale;
-                        if (attn_drop) da = dropout_keeps(attn_key, static_cast<std::uint64_t>(e * H + h), p_attn) ? da * attn_scale : T(0);
+                        if (attn_drop) da = times_kept(da, cache.attn_mult(e, h));
                         ds(e, h) = da;
                         weighted += cache.alpha(e, h) * da;
                     }

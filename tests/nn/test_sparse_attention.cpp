@@ -1,10 +1,12 @@
 // Gatv2Conv and DotAttentionConv on sparse inputs (nn/layer_input.hpp): against the same layers
 // on the same input dense, finite-difference checked, identical with 1 and 2 threads, and the
-// model's first layer taking the sparse rows for every conv.
+// model's first layer taking the sparse rows for every conv. Also their attention-dropout
+// multipliers (drawn once per forward) against the element-wise mask.
 #include "gatkit/core/parallel.hpp"
 #include "gatkit/core/sparse.hpp"
 #include "gatkit/model/model.hpp"
 #include "gatkit/nn/dot_attention.hpp"
+#include "gatkit/nn/dropout.hpp"
 #include "gatkit/nn/gatv2_conv.hpp"
 #include "support/fixtures.hpp"
 #include "support/gradcheck.hpp"
@@ -181,4 +183,54 @@ TEST_CASE("Every conv takes sparse rows natively as the first layer, a transform
             const Model model(config, 3);
             CHECK(model.takes_sparse_input() == (block == "plain"));
         }
+}
+
+TEMPLATE_TEST_CASE("Gatv2Conv and DotAttentionConv drop each alpha by the element-wise mask of index e*H + h", "[nn][dropout]",
+                   Gatv2ConvT<float>, DotAttentionConvT<float>) {
+    Rng rng(44);
+    const Graph g = test::random_graph(60, 0.1, rng);
+    const double p = 0.4;
+    for (const Eigen::Index heads : {1, 3}) {
+        CAPTURE(heads);
+        // No skip or residual term (see the reference below); input dropout too.
+        TestType layer = [&] {
+            if constexpr (std::is_same_v<TestType, Gatv2ConvT<float>>)
+                return Gatv2ConvT<float>({.in = 7, .out = 3, .heads = heads, .dropout = p, .input_dropout = p}, rng);
+            else
+                return DotAttentionConvT<float>({.in = 7, .out = 3, .heads = heads, .dropout = p, .input_dropout = p, .root_weight = false}, rng);
+        }();
+        const Matrix x = random_matrix<float>(60, 7, rng);
+        CacheOf<TestType> cache;
+        Rng drop(3);
+        const Matrix out = layer.forward(g, x, cache, /*training=*/true, &drop);
+        REQUIRE(cache.attn_drop.active);
+        const Eigen::Index E = cache.graph->num_edges(), H = cache.alpha.cols();
+        REQUIRE(cache.attn_mult.rows() == E);
+        REQUIRE(cache.attn_mult.cols() == H);
+        Eigen::Index dropped = 0;
+        for (Eigen::Index e = 0; e < E; ++e)
+            for (Eigen::Index h = 0; h < H; ++h) {
+                const bool keep = dropout_keeps(cache.attn_drop.key, static_cast<std::uint64_t>(e * H + h), p);
+                CHECK(cache.attn_mult(e, h) == (keep ? 1.0f / static_cast<float>(1 - p) : 0.0f));
+                dropped += !keep;
+            }
+        CHECK(std::abs(static_cast<double>(dropped) / static_cast<double>(E * H) - p) < 0.1);
+        // Without a skip or residual term the output is Σ_e α_eh · multiplier_eh · v_jh (+ the bias),
+        // v the values (dot product) or the source projections (GATv2).
+        const Matrix& v = [&]() -> const Matrix& {
+            if constexpr (std::is_same_v<TestType, Gatv2ConvT<float>>)
+                return cache.x_src;
+            else
+                return cache.value;
+        }();
+        const Eigen::Index C = v.cols() / H;
+        Matrix want = Matrix::Zero(out.rows(), out.cols());
+        for (Eigen::Index i = 0; i < g.num_nodes(); ++i)
+            for (EdgeId e = cache.graph->in_offsets()[i]; e < cache.graph->in_offsets()[i + 1]; ++e)
+                for (Eigen::Index h = 0; h < H; ++h)
+                    want.row(i).segment(h * C, C) +=
+                        cache.alpha(e, h) * cache.attn_mult(e, h) * v.row(cache.graph->in_src()[e]).segment(h * C, C);
+        if constexpr (std::is_same_v<TestType, Gatv2ConvT<float>>) want.rowwise() += layer.bias().value.row(0);
+        CHECK((out - want).cwiseAbs().maxCoeff() < 1e-5f);
+    }
 }

@@ -83,6 +83,7 @@ struct DotAttentionCache {
     MatrixT<T> key;                // N×(H·C)  without the edge term
     MatrixT<T> value;              // N×(H·C)  without the edge term
     MatrixT<T> alpha;              // E×H  attention coefficients before attention dropout
+    MatrixT<T> attn_mult;          // E×H  with attention dropout: α's multipliers, 1/(1−p) or 0 (dropout.hpp)
     MatrixT<T> edge_attr;          // E×D  attributes of cache.graph's edges (loops: the mean), edge_dim > 0 only
     MatrixT<T> attn;               // N×W  attention output a, with beta only
     MatrixT<T> root;               // N×W  r = x'·W_r + b_r, with beta only

@@ -51,6 +51,13 @@ template <class T>
 void scale_kept_at(const T* in, T* out, Eigen::Index n, std::uint64_t key, const std::int32_t* row, const std::int32_t* col,
                    std::uint64_t F, double p);
 
+// x times one of scale_kept's multipliers (in null: 1/(1 − p) where kept, 0 where dropped): the
+// value the rule above gives x, +0 where dropped whatever x is.
+template <class T>
+inline T times_kept(T x, T multiplier) {
+    return multiplier == T(0) ? T(0) : x * multiplier;
+}
+
 // Applies the mask in place (forward and backward are the same operation).
 template <class T>
 void apply_dropout_mask(MatrixT<T>& m, std::uint64_t key, double p) {

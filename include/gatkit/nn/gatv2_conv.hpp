@@ -82,6 +82,7 @@ struct Gatv2ConvCache {
     MatrixT<T> x_src;              // N×(H·C) x'·W_s + b_s
     MatrixT<T> x_dst;              // N×(H·C) x'·W_d + b_d; empty when share_weights (then x_src)
     MatrixT<T> alpha;              // E×H  attention coefficients before attention dropout
+    MatrixT<T> attn_mult;          // E×H  with attention dropout: α's multipliers, 1/(1−p) or 0 (dropout.hpp)
     MatrixT<T> edge_attr;          // E×D  attributes of cache.graph's edges (loops: the mean), edge_dim > 0 only
     DropoutCache attn_drop;
 };
