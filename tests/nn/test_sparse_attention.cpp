@@ -1,12 +1,14 @@
-// Gatv2Conv and DotAttentionConv on sparse inputs (nn/layer_input.hpp): against the same layers
-// on the same input dense, finite-difference checked, identical with 1 and 2 threads, and the
-// model's first layer taking the sparse rows for every conv. Also their attention-dropout
+// GatConv, Gatv2Conv and DotAttentionConv on sparse inputs (core/sparse.hpp; the latter two
+// through nn/layer_input.hpp): against the same layers on the same input dense, finite-difference
+// checked, identical with 1 and 2 threads, and the model's first layer taking the sparse rows for
+// every conv. Also their attention-dropout
 // multipliers (drawn once per forward) against the element-wise mask.
 #include "gatkit/core/parallel.hpp"
 #include "gatkit/core/sparse.hpp"
 #include "gatkit/model/model.hpp"
 #include "gatkit/nn/dot_attention.hpp"
 #include "gatkit/nn/dropout.hpp"
+#include "gatkit/nn/gat_conv.hpp"
 #include "gatkit/nn/gatv2_conv.hpp"
 #include "support/fixtures.hpp"
 #include "support/gradcheck.hpp"
@@ -19,55 +21,55 @@
 #include <vector>
 
 using namespace gatkit;
+using gatkit::test::gradients;
 using gatkit::test::random_matrix;
 
 namespace {
-
-// A random matrix with about `keep` of its entries non-zero, one all-zero row and one all-zero column.
-template <class T>
-MatrixT<T> mostly_zero(Eigen::Index rows, Eigen::Index cols, double keep, Rng& rng) {
-    MatrixT<T> m = random_matrix<T>(rows, cols, rng);
-    for (Eigen::Index k = 0; k < m.size(); ++k)
-        if (rng.uniform() >= keep) m.data()[k] = 0;
-    m.row(rows / 2).setZero();
-    m.col(cols / 3).setZero();
-    return m;
-}
-
-template <class T>
-std::vector<MatrixT<T>> gradients(ParameterList<T>& params) {
-    std::vector<MatrixT<T>> out;
-    for (auto* p : params) out.push_back(p->grad);
-    return out;
-}
 
 // Each layer with its cache, in the variants the tests run: every option that touches the input
 // products (heads, concat, the skip or residual projection, shared weights, beta).
 template <class Layer>
 struct Kind;
 template <class T>
+struct Kind<GatConvT<T>> {
+    using Cache = GatConvCache<T>;
+    static GatConvT<T> make(Eigen::Index in, int variant, double dropout, Eigen::Index edge_dim, Rng& rng, Eigen::Index out,
+                              Eigen::Index heads) {
+        return GatConvT<T>({.in = in, .out = out, .heads = variant % 2 ? heads : 1, .concat = variant != 3, .dropout = dropout,
+                            .input_dropout = dropout, .residual = variant >= 1, .edge_dim = edge_dim},
+                           rng);
+    }
+    static bool took_sparse(const Cache& c) { return c.x_sparse != nullptr; }
+};
+template <class T>
 struct Kind<Gatv2ConvT<T>> {
     using Cache = Gatv2ConvCache<T>;
-    static Gatv2ConvT<T> make(Eigen::Index in, int variant, double dropout, Eigen::Index edge_dim, Rng& rng) {
-        return Gatv2ConvT<T>({.in = in, .out = 3, .heads = variant % 2 ? 2 : 1, .concat = variant != 2, .dropout = dropout,
+    static Gatv2ConvT<T> make(Eigen::Index in, int variant, double dropout, Eigen::Index edge_dim, Rng& rng, Eigen::Index out,
+                              Eigen::Index heads) {
+        return Gatv2ConvT<T>({.in = in, .out = out, .heads = variant % 2 ? heads : 1, .concat = variant != 3, .dropout = dropout,
                               .input_dropout = dropout, .residual = variant >= 1, .edge_dim = edge_dim, .share_weights = variant == 3},
                              rng);
     }
+    static bool took_sparse(const Cache& c) { return c.input.is_sparse(); }
 };
 template <class T>
 struct Kind<DotAttentionConvT<T>> {
     using Cache = DotAttentionCache<T>;
-    static DotAttentionConvT<T> make(Eigen::Index in, int variant, double dropout, Eigen::Index edge_dim, Rng& rng) {
-        return DotAttentionConvT<T>({.in = in, .out = 3, .heads = variant % 2 ? 2 : 1, .concat = variant != 2, .beta = variant == 3,
+    static DotAttentionConvT<T> make(Eigen::Index in, int variant, double dropout, Eigen::Index edge_dim, Rng& rng, Eigen::Index out,
+                              Eigen::Index heads) {
+        return DotAttentionConvT<T>({.in = in, .out = out, .heads = variant % 2 ? heads : 1, .concat = variant != 3, .beta = variant == 3,
                                      .dropout = dropout, .input_dropout = dropout, .edge_dim = edge_dim, .root_weight = variant >= 1},
                                     rng);
     }
+    static bool took_sparse(const Cache& c) { return c.input.is_sparse(); }
 };
 constexpr int kVariants = 4;
 
+// variant 0: one head; 1: several, with the skip or residual term; 2: one head with it; 3: several
+// averaged, with it and GATv2's shared weights or the dot product's beta gate.
 template <class Layer>
-Layer make(Eigen::Index in, int variant, double dropout, Eigen::Index edge_dim, Rng& rng) {
-    return Kind<Layer>::make(in, variant, dropout, edge_dim, rng);
+Layer make(Eigen::Index in, int variant, double dropout, Eigen::Index edge_dim, Rng& rng, Eigen::Index out = 3, Eigen::Index heads = 3) {
+    return Kind<Layer>::make(in, variant, dropout, edge_dim, rng, out, heads);
 }
 
 template <class Layer>
@@ -75,8 +77,8 @@ using CacheOf = typename Kind<Layer>::Cache;
 
 }  // namespace
 
-TEMPLATE_TEST_CASE("Gatv2Conv and DotAttentionConv on sparse input equal the same layer on the input dense", "[nn][sparse]",
-                   Gatv2ConvT<double>, DotAttentionConvT<double>) {
+TEMPLATE_TEST_CASE("Each conv on sparse input equals the same layer on the input dense", "[nn][sparse]",
+                   GatConvT<double>, Gatv2ConvT<double>, DotAttentionConvT<double>) {
     Rng rng(41);
     const Graph g = test::random_graph(30, 0.12, rng);
     for (int variant = 0; variant < kVariants; ++variant)
@@ -84,7 +86,7 @@ TEMPLATE_TEST_CASE("Gatv2Conv and DotAttentionConv on sparse input equal the sam
             for (const Eigen::Index edge_dim : {0, 2}) {
                 CAPTURE(variant, dropout, edge_dim);
                 TestType layer = make<TestType>(25, variant, dropout, edge_dim, rng);
-                const MatrixT<double> x = mostly_zero<double>(30, 25, 0.12, rng);
+                const MatrixT<double> x = test::mostly_zero_matrix<double>(30, 25, 0.12, rng);
                 const SparseRowsT<double> xs = SparseRowsT<double>::from_dense(x);
                 const MatrixT<double> attr = random_matrix<double>(g.num_edges(), edge_dim, rng);
                 const MatrixT<double> dout = random_matrix<double>(30, layer.out_width(), rng);
@@ -96,7 +98,7 @@ TEMPLATE_TEST_CASE("Gatv2Conv and DotAttentionConv on sparse input equal the sam
                     Rng drop(8);
                     const MatrixT<double>* a = edge_dim > 0 ? &attr : nullptr;
                     MatrixT<double> out = sparse ? layer.forward(g, xs, cache, true, &drop, a) : layer.forward(g, x, cache, true, &drop, a);
-                    REQUIRE(cache.input.is_sparse() == sparse);
+                    REQUIRE(Kind<TestType>::took_sparse(cache) == sparse);
                     MatrixT<double> dx = layer.backward(dout, cache);
                     return std::make_tuple(out, dx, gradients(params));
                 };
@@ -111,14 +113,14 @@ TEMPLATE_TEST_CASE("Gatv2Conv and DotAttentionConv on sparse input equal the sam
             }
 }
 
-TEMPLATE_TEST_CASE("Gatv2Conv and DotAttentionConv on sparse input: gradients match finite differences", "[nn][sparse][gradcheck]",
-                   Gatv2ConvT<double>, DotAttentionConvT<double>) {
+TEMPLATE_TEST_CASE("Each conv on sparse input: gradients match finite differences", "[nn][sparse][gradcheck]",
+                   GatConvT<double>, Gatv2ConvT<double>, DotAttentionConvT<double>) {
     Rng rng(42);
     const Graph g = test::random_graph(12, 0.25, rng);
     for (int variant = 0; variant < kVariants; ++variant) {
         CAPTURE(variant);
         TestType layer = make<TestType>(9, variant, 0.3, 0, rng);
-        const SparseRowsT<double> xs = SparseRowsT<double>::from_dense(mostly_zero<double>(12, 9, 0.3, rng));
+        const SparseRowsT<double> xs = SparseRowsT<double>::from_dense(test::mostly_zero_matrix<double>(12, 9, 0.3, rng));
         const MatrixT<double> weights = random_matrix<double>(12, layer.out_width(), rng);
         auto loss = [&] {
             Rng r(31);
@@ -139,16 +141,17 @@ TEMPLATE_TEST_CASE("Gatv2Conv and DotAttentionConv on sparse input: gradients ma
     }
 }
 
-TEMPLATE_TEST_CASE("Gatv2Conv and DotAttentionConv on sparse input give identical outputs and gradients with 1 and 2 threads",
-                   "[nn][sparse][threads]", Gatv2ConvT<float>, DotAttentionConvT<float>) {
+TEMPLATE_TEST_CASE("Each conv on sparse input gives identical outputs and gradients with 1 and 2 threads",
+                   "[nn][sparse][threads]", GatConvT<float>, Gatv2ConvT<float>, DotAttentionConvT<float>) {
     Rng graph_rng(43);
     const Graph g = test::random_graph(700, 0.012, graph_rng);
     const int saved = thread_count();
     auto run = [&](int threads) {
         set_thread_count(threads);
         Rng rng(9);
-        TestType layer = make<TestType>(300, 1, 0.5, 0, rng);
-        const SparseRows xs = SparseRows::from_dense(mostly_zero<float>(700, 300, 0.02, rng));
+        // GatConv: 4 heads of 8 channels, the vector row kernels' shape where the CPU has them
+        TestType layer = make<TestType>(300, 1, 0.5, 0, rng, /*out=*/8, /*heads=*/4);
+        const SparseRows xs = SparseRows::from_dense(test::mostly_zero_matrix<float>(700, 300, 0.02, rng));
         const Matrix w = random_matrix<float>(700, layer.out_width(), rng);
         CacheOf<TestType> cache;
         Rng drop(5);

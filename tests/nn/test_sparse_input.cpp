@@ -1,6 +1,6 @@
 // Sparse inputs (core/sparse.hpp): the CSR/CSC structure, its products against dense ones, the
-// dropout mask shared with the dense path, and GatConv / Model on sparse features against the
-// same features dense: same outputs, same gradients, finite-difference checked, thread-independent.
+// dropout mask shared with the dense path, and Model on sparse features against the same
+// features dense. The layers on sparse inputs: test_sparse_attention.cpp.
 #include "gatkit/core/error.hpp"
 #include "gatkit/core/parallel.hpp"
 #include "gatkit/core/sparse.hpp"
@@ -22,27 +22,10 @@
 #include <vector>
 
 using namespace gatkit;
+using gatkit::test::gradients;
 using gatkit::test::random_matrix;
 
 namespace {
-
-// A random matrix with about `keep` of its entries non-zero (and one all-zero row and column).
-template <class T>
-MatrixT<T> sparse_matrix(Eigen::Index rows, Eigen::Index cols, double keep, Rng& rng) {
-    MatrixT<T> m = random_matrix<T>(rows, cols, rng);
-    for (Eigen::Index k = 0; k < m.size(); ++k)
-        if (rng.uniform() >= keep) m.data()[k] = 0;
-    m.row(rows / 2).setZero();
-    m.col(cols / 3).setZero();
-    return m;
-}
-
-template <class T>
-std::vector<MatrixT<T>> gradients(ParameterList<T>& params) {
-    std::vector<MatrixT<T>> out;
-    for (auto* p : params) out.push_back(p->grad);
-    return out;
-}
 
 // Two small graphs in one batch with 30 node features each, one-hot (one 1 per row) or dense
 // random, and 3 random bond features.
@@ -91,7 +74,7 @@ ModelConfig two_layer_graph_config(Eigen::Index hidden) {
 
 TEST_CASE("SparseRows stores exactly the non-zeros, by rows and by columns", "[core][sparse]") {
     Rng rng(3);
-    const MatrixT<float> dense = sparse_matrix<float>(17, 23, 0.15, rng);
+    const MatrixT<float> dense = test::mostly_zero_matrix<float>(17, 23, 0.15, rng);
     const SparseRows s = SparseRows::from_dense(dense);
     CHECK(s.rows == 17);
     CHECK(s.cols == 23);
@@ -132,7 +115,7 @@ TEST_CASE("SparseRows stores exactly the non-zeros, by rows and by columns", "[c
 
 TEST_CASE("sparse products equal the dense products, dropout masks equal the dense mask", "[core][sparse]") {
     Rng rng(4);
-    const MatrixT<double> x = sparse_matrix<double>(40, 30, 0.1, rng);
+    const MatrixT<double> x = test::mostly_zero_matrix<double>(40, 30, 0.1, rng);
     const SparseRowsT<double> s = SparseRowsT<double>::from_dense(x);
     const MatrixT<double> w = random_matrix<double>(30, 7, rng), dy = random_matrix<double>(40, 7, rng);
     MatrixT<double> y;
@@ -161,7 +144,7 @@ TEMPLATE_TEST_CASE("drop_entries keeps the kept entries of the dense mask, and i
                    "[core][sparse][dropout]", float, double) {
     using T = TestType;
     Rng rng(21);
-    const MatrixT<T> x = sparse_matrix<T>(60, 45, 0.2, rng);
+    const MatrixT<T> x = test::mostly_zero_matrix<T>(60, 45, 0.2, rng);
     const SparseRowsT<T> s = SparseRowsT<T>::from_dense(x);
     SparseRowsT<T> kept;
     for (const double p : {0.0, 0.3, 0.6, 0.95}) {
@@ -211,7 +194,7 @@ TEMPLATE_TEST_CASE("sparse products of every output width equal the dense produc
     const int saved = thread_count();
     const double tol = std::is_same_v<T, float> ? 1e-4 : 1e-12;
     Rng rng(9);
-    const MatrixT<T> x = sparse_matrix<T>(150, 40, 0.15, rng);
+    const MatrixT<T> x = test::mostly_zero_matrix<T>(150, 40, 0.15, rng);
     const SparseRowsT<T> s = SparseRowsT<T>::from_dense(x);
     for (const Eigen::Index O : {1, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 129}) {
         CAPTURE(O);
@@ -236,95 +219,10 @@ TEMPLATE_TEST_CASE("sparse products of every output width equal the dense produc
     set_thread_count(saved);
 }
 
-TEST_CASE("GatConv on sparse input equals GatConv on the same input dense", "[nn][gat][sparse]") {
-    Rng rng(5);
-    const Graph g = test::random_graph(30, 0.12, rng);
-    for (const Eigen::Index heads : {1, 3})
-        for (const bool concat : {true, false})
-            for (const bool residual : {false, true})
-                for (const double dropout : {0.0, 0.5}) {
-                    CAPTURE(heads, concat, residual, dropout);
-                    GatConvT<double> layer({.in = 25, .out = 4, .heads = heads, .concat = concat, .dropout = dropout,
-                                            .input_dropout = dropout, .residual = residual},
-                                           rng);
-                    const MatrixT<double> x = sparse_matrix<double>(30, 25, 0.12, rng);
-                    const SparseRowsT<double> xs = SparseRowsT<double>::from_dense(x);
-                    const MatrixT<double> dout = random_matrix<double>(30, layer.out_width(), rng);
-                    ParameterList<double> params;
-                    layer.parameters(params);
-                    const auto run = [&](bool sparse) {
-                        for (auto* p : params) p->grad.setZero();
-                        GatConvCache<double> cache;
-                        Rng drop(8);
-                        MatrixT<double> out = sparse ? layer.forward(g, xs, cache, true, &drop) : layer.forward(g, x, cache, true, &drop);
-                        MatrixT<double> dx = layer.backward(dout, cache);
-                        return std::make_tuple(out, dx, gradients(params));
-                    };
-                    const auto [out_d, dx_d, grads_d] = run(false);
-                    const auto [out_s, dx_s, grads_s] = run(true);
-                    CHECK((out_d - out_s).cwiseAbs().maxCoeff() < 1e-12);
-                    CHECK((dx_d - dx_s).cwiseAbs().maxCoeff() < 1e-12);
-                    for (std::size_t k = 0; k < grads_d.size(); ++k) CHECK((grads_d[k] - grads_s[k]).cwiseAbs().maxCoeff() < 1e-12);
-                }
-}
-
-TEST_CASE("GatConv on sparse input: gradients match finite differences", "[nn][gat][sparse][gradcheck]") {
-    Rng rng(6);
-    const Graph g = test::random_graph(12, 0.25, rng);
-    for (const bool residual : {false, true}) {
-        CAPTURE(residual);
-        GatConvT<double> layer({.in = 9, .out = 3, .heads = 2, .dropout = 0.3, .input_dropout = 0.3, .residual = residual}, rng);
-        const SparseRowsT<double> xs = SparseRowsT<double>::from_dense(sparse_matrix<double>(12, 9, 0.3, rng));
-        const MatrixT<double> weights = random_matrix<double>(12, layer.out_width(), rng);
-        auto loss = [&] {
-            Rng r(31);
-            GatConvCache<double> c;
-            return (layer.forward(g, xs, c, /*training=*/true, &r).array() * weights.array()).sum();
-        };
-        GatConvCache<double> cache;
-        Rng r(31);
-        layer.forward(g, xs, cache, true, &r);
-        ParameterList<double> params;
-        layer.parameters(params);
-        test::prefill_grads(params);
-        layer.backward(weights, cache, /*need_dx=*/false);
-        const auto pr = test::check_parameter_gradients(params, loss);
-        INFO(pr.worst);
-        CHECK(pr.ok);
-        CHECK(pr.checked == count_values(params));
-    }
-}
-
-TEST_CASE("GatConv on sparse input gives identical outputs and gradients with 1 and 2 threads", "[nn][gat][sparse][threads]") {
-    Rng graph_rng(7);
-    const Graph g = test::random_graph(700, 0.012, graph_rng);
-    const int saved = thread_count();
-    auto run = [&](int threads) {
-        set_thread_count(threads);
-        Rng rng(9);
-        GatConvT<float> layer({.in = 300, .out = 8, .heads = 4, .dropout = 0.5, .input_dropout = 0.5, .residual = true}, rng);
-        const SparseRows xs = SparseRows::from_dense(sparse_matrix<float>(700, 300, 0.02, rng));
-        const Matrix w = random_matrix<float>(700, 32, rng);
-        GatConvCache<float> cache;
-        Rng drop(5);
-        Matrix out = layer.forward(g, xs, cache, true, &drop);
-        layer.backward(w, cache, /*need_dx=*/false);
-        ParameterList<float> params;
-        layer.parameters(params);
-        return std::make_pair(out, gradients(params));
-    };
-    const auto [out1, g1] = run(1);
-    const auto [out2, g2] = run(2);
-    set_thread_count(saved);
-    CHECK((out1.array() == out2.array()).all());
-    REQUIRE(g1.size() == g2.size());
-    for (std::size_t k = 0; k < g1.size(); ++k) CHECK((g1[k].array() == g2[k].array()).all());
-}
-
 TEST_CASE("Model on sparse features equals the model on the same features dense, for every conv", "[model][sparse]") {
     Rng rng(10);
     const Graph g = test::random_graph(40, 0.1, rng);
-    const Matrix x = sparse_matrix<float>(40, 60, 0.05, rng);
+    const Matrix x = test::mostly_zero_matrix<float>(40, 60, 0.05, rng);
     const SparseRows xs = SparseRows::from_dense(x);
     const std::vector<int> labels(40, 1);
     for (const std::string conv : {"gat", "gatv2", "transformer"})
@@ -391,7 +289,7 @@ TEST_CASE("SparseRows from stacked dense blocks equals from_dense of the stacked
         CAPTURE(F);
         std::vector<Matrix> blocks;
         for (const Eigen::Index rows : {Eigen::Index{3}, Eigen::Index{0}, Eigen::Index{1}, Eigen::Index{7}}) {
-            Matrix m = sparse_matrix<float>(std::max<Eigen::Index>(rows, 1), F, 0.2, rng).topRows(rows);
+            Matrix m = test::mostly_zero_matrix<float>(std::max<Eigen::Index>(rows, 1), F, 0.2, rng).topRows(rows);
             if (rows >= 3) {
                 m(0, 0) = -0.0f;
                 m(1, F - 1) = std::numeric_limits<float>::quiet_NaN();

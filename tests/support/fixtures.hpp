@@ -1,6 +1,7 @@
 // Small graphs and data for tests, made here (tests never need ../shared).
 #pragma once
 
+#include "gatkit/core/parameter.hpp"
 #include "gatkit/core/random.hpp"
 #include "gatkit/graph/graph.hpp"
 #include "gatkit/io/dataset.hpp"
@@ -23,6 +24,26 @@ MatrixT<T> random_matrix(Eigen::Index rows, Eigen::Index cols, Rng& rng) {
     MatrixT<T> m(rows, cols);
     for (Eigen::Index k = 0; k < m.size(); ++k) m.data()[k] = static_cast<T>(rng.uniform(-1.0, 1.0));
     return m;
+}
+
+// random_matrix with each entry kept with probability `keep`, else 0, and one all-zero row (rows / 2)
+// and column (cols / 3): a sparse input's test matrix.
+template <class T>
+MatrixT<T> mostly_zero_matrix(Eigen::Index rows, Eigen::Index cols, double keep, Rng& rng) {
+    MatrixT<T> m = random_matrix<T>(rows, cols, rng);
+    for (Eigen::Index k = 0; k < m.size(); ++k)
+        if (rng.uniform() >= keep) m.data()[k] = 0;
+    m.row(rows / 2).setZero();
+    m.col(cols / 3).setZero();
+    return m;
+}
+
+// The gradients of the parameters, copied, in list order.
+template <class T>
+std::vector<MatrixT<T>> gradients(const ParameterList<T>& params) {
+    std::vector<MatrixT<T>> out;
+    for (const auto* p : params) out.push_back(p->grad);
+    return out;
 }
 
 // Same shape and the same bits in every element (memcmp: -0 and 0 differ, a NaN equals itself).
