@@ -31,11 +31,12 @@
 // lin_edge.weight D×(H·C), lin_skip.weight F×W and .bias 1×W, lin_beta.weight 3W×1.
 // Biases of lin_key/query/value/skip exist when bias = true; they start at zero, weights Glorot.
 //
-// Cost: O(N·F·H·C) for the projections; O(E·H·C) for the edge passes. With edge features add
-// O(E·H·D + N·H·D·C): ê_ij is linear in e_ij, so it is never formed per edge; scores use
-// e_ij · (W_e,h q_ihᵀ) and outputs (Σ_j α'_ijh e_ij) W_e,h, and backward re-runs these sums from
-// the cached E×D attributes instead of caching an E×H×C tensor. Extra memory: O(E·H) for α,
-// O(E·D) for the edge attributes, O(N·H·C) node tensors (and O(N·H·D) in backward).
+// Cost: O(N·F·H·C) for the projections (O(nnz·H·C) on a sparse input); O(E·H·C) for the edge
+// passes. With edge features add O(E·H·D + N·H·D·C): ê_ij is linear in e_ij, so it is never formed
+// per edge; scores use e_ij · (W_e,h q_ihᵀ) and outputs (Σ_j α'_ijh e_ij) W_e,h, and backward
+// re-runs these sums from the cached E×D attributes instead of caching an E×H×C tensor. Extra
+// memory: O(E·H) for α, O(E·D) for the edge attributes, O(N·H·C) node tensors (and O(N·H·D) in
+// backward), and with attention dropout O(E·H) for its multipliers.
 //
 // With add_self_loops, existing self-loops are replaced by one per node, and the added loop of
 // node i carries the mean of the attributes of i's incoming non-loop edges (PyG fill_value

@@ -27,12 +27,13 @@
 // As in PyG, `bias` switches all three biases (lin_l, lin_r, output) together; lin_l/lin_r
 // biases start uniform in ±1/√F (PyG's Linear), the output bias at 0, weights Glorot.
 //
-// Cost: O(N·F·H·C) for the projections, O(E·H·C) for the edge passes (forward, and twice in
-// backward), plus O(E·D·H·C) with edge features. Extra memory O(E·H) for α: the LeakyReLU
-// argument z_ijh is per edge *and* channel, so it is never stored (no E×H×C tensor) but
-// recomputed edge by edge in backward; so is the edge projection e_ij · W_e (from the E×D
-// attributes). Backward adds O(E·H) for the score gradients and fixed-chunk partial sums of the
-// a and W_e gradients (at most 256 chunks of H·C·(1 + D) values).
+// Cost: O(N·F·H·C) for the projections (O(nnz·H·C) on a sparse input), O(E·H·C) for the edge passes
+// (forward, and twice in backward), plus O(E·D·H·C) with edge features. Extra memory O(E·H) for α:
+// the LeakyReLU argument z_ijh is per edge *and* channel, so it is never stored (no E×H×C tensor)
+// but recomputed edge by edge in backward; so is the edge projection e_ij · W_e (from the E×D
+// attributes). Backward adds O(E·H) for the score gradients and fixed-chunk partial sums of the a
+// and W_e gradients (at most 256 chunks of H·C·(1 + D) values). Attention dropout keeps O(E·H)
+// multipliers from forward to backward.
 //
 // Edge features (PyG edge_dim): edge_attr is E×D, row = edge id of the graph passed to forward
 // (for a GraphBatch, the graphs' edge rows stacked in batch order). With add_self_loops, the
