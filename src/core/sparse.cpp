@@ -210,6 +210,8 @@ void sparse_transpose_times_dense_add(const SparseRowsT<T>& x, const std::vector
         throw ShapeError("sparse_transpose_times_dense_add: X is " + std::to_string(x.rows) + "x" + std::to_string(x.cols) + ", dY " +
                          std::to_string(dy.rows()) + "x" + std::to_string(dy.cols()) + ", G " + std::to_string(g.rows()) + "x" +
                          std::to_string(g.cols()));
+    if (static_cast<Eigen::Index>(x.col_offsets.size()) != x.cols + 1 || static_cast<EdgeId>(x.entry_row.size()) != x.nnz())
+        throw ShapeError("sparse_transpose_times_dense_add: X has no column index (built with with_columns = false)");
     const Eigen::Index O = dy.cols();
 #pragma omp parallel for schedule(dynamic, 32)
     for (Eigen::Index f = 0; f < x.cols; ++f) {

@@ -3,6 +3,7 @@
 // checked, identical with 1 and 2 threads, and the model's first layer taking the sparse rows for
 // every conv. Also their attention-dropout
 // multipliers (drawn once per forward) against the element-wise mask.
+#include "gatkit/core/error.hpp"
 #include "gatkit/core/parallel.hpp"
 #include "gatkit/core/sparse.hpp"
 #include "gatkit/model/model.hpp"
@@ -236,4 +237,17 @@ TEMPLATE_TEST_CASE("Gatv2Conv and DotAttentionConv drop each alpha by the elemen
         if constexpr (std::is_same_v<TestType, Gatv2ConvT<float>>) want.rowwise() += layer.bias().value.row(0);
         CHECK((out - want).cwiseAbs().maxCoeff() < 1e-5f);
     }
+}
+
+TEMPLATE_TEST_CASE("Each conv: backward after a forward on sparse rows without a column index is a ShapeError", "[nn][sparse]",
+                   GatConvT<float>, Gatv2ConvT<float>, DotAttentionConvT<float>) {
+    Rng rng(45);
+    const Graph g = test::random_graph(20, 0.2, rng);
+    TestType layer = make<TestType>(12, 1, 0.0, 0, rng);
+    const SparseRows rows_only = SparseRows::from_dense(test::mostly_zero_matrix<float>(20, 12, 0.3, rng), /*with_columns=*/false);
+    CacheOf<TestType> cache;
+    const Matrix out = layer.forward(g, rows_only, cache, /*training=*/false);
+    const Matrix dout = Matrix::Ones(out.rows(), out.cols());
+    CHECK_THROWS_AS(layer.backward(dout, cache, /*need_dx=*/false), ShapeError);
+    CHECK_THROWS_WITH(layer.backward(dout, cache, /*need_dx=*/false), Catch::Contains("no column index"));
 }
