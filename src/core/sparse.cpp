@@ -147,7 +147,7 @@ std::vector<T> dropped_values(const SparseRowsT<T>& x, std::uint64_t key, double
 template <class T>
 void drop_entries(const SparseRowsT<T>& x, std::uint64_t key, double p, SparseRowsT<T>& kept) {
     const EdgeId nnz = x.nnz();
-    if (static_cast<EdgeId>(x.entry_row.size()) != nnz || static_cast<Eigen::Index>(x.col_offsets.size()) != x.cols + 1)
+    if (!x.has_column_index())
         throw ShapeError("drop_entries: the sparse input has no column index (built with with_columns = false)");
     const std::vector<T> scaled = dropped_values(x, key, p);
     // Stored entries are non-zero, so a dropped one is exactly the +0 of dropped_values. The
@@ -210,7 +210,7 @@ void sparse_transpose_times_dense_add(const SparseRowsT<T>& x, const std::vector
         throw ShapeError("sparse_transpose_times_dense_add: X is " + std::to_string(x.rows) + "x" + std::to_string(x.cols) + ", dY " +
                          std::to_string(dy.rows()) + "x" + std::to_string(dy.cols()) + ", G " + std::to_string(g.rows()) + "x" +
                          std::to_string(g.cols()));
-    if (static_cast<Eigen::Index>(x.col_offsets.size()) != x.cols + 1 || static_cast<EdgeId>(x.entry_row.size()) != x.nnz())
+    if (!x.has_column_index())
         throw ShapeError("sparse_transpose_times_dense_add: X has no column index (built with with_columns = false)");
     const Eigen::Index O = dy.cols();
 #pragma omp parallel for schedule(dynamic, 32)

@@ -88,10 +88,7 @@ MatrixT<T> DotAttentionConvT<T>::forward_input(const Graph& graph, const MatrixT
     const auto& src = g.in_src();
 
     if (input_drop.active) input_drop.key = rng->next_u64();
-    if (x)
-        cache.input.set_dense(*x, input_drop, options_.input_dropout);
-    else
-        cache.input.set_sparse(*x_sparse, input_drop, options_.input_dropout);
+    cache.input.set(x, x_sparse, input_drop, options_.input_dropout);
     if (cache.attn_drop.active) cache.attn_drop.key = rng->next_u64();
 
     cache.input.times(query_weight_.value, cache.query);

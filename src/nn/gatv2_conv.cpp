@@ -143,10 +143,7 @@ MatrixT<T> Gatv2ConvT<T>::forward_input(const Graph& graph, const MatrixT<T>* x,
     input_mask.active = input_drop;
     cache.attn_drop.active = attn_drop;
     if (input_drop) input_mask.key = rng->next_u64();
-    if (x)
-        cache.input.set_dense(*x, input_mask, options_.input_dropout);
-    else
-        cache.input.set_sparse(*x_sparse, input_mask, options_.input_dropout);
+    cache.input.set(x, x_sparse, input_mask, options_.input_dropout);
     if (attn_drop) cache.attn_drop.key = rng->next_u64();
 
     // x_s = x'·W_s + b_s, x_d = x'·W_d + b_d (the same matrix when share_weights)

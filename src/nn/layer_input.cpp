@@ -5,20 +5,17 @@
 namespace gatkit {
 
 template <class T>
-void LayerInputT<T>::set_dense(const MatrixT<T>& x, const DropoutCache& drop, double p) {
+void LayerInputT<T>::set(const MatrixT<T>* x, const SparseRowsT<T>* x_sparse, const DropoutCache& drop, double p) {
     drop_ = drop;
-    sparse_ = nullptr;
-    kept_ = SparseRowsT<T>();
-    dense_ = x;
-    if (drop_.active) apply_dropout_mask(dense_, drop_.key, p);
-}
-
-template <class T>
-void LayerInputT<T>::set_sparse(const SparseRowsT<T>& x, const DropoutCache& drop, double p) {
-    drop_ = drop;
-    sparse_ = &x;
-    dense_.resize(0, 0);
-    if (drop_.active) drop_entries(x, drop_.key, p, kept_);
+    sparse_ = x_sparse;
+    if (x) {
+        kept_ = SparseRowsT<T>();
+        dense_ = *x;
+        if (drop_.active) apply_dropout_mask(dense_, drop_.key, p);
+    } else {
+        dense_.resize(0, 0);
+        if (drop_.active) drop_entries(*x_sparse, drop_.key, p, kept_);
+    }
 }
 
 template <class T>

@@ -27,6 +27,11 @@ struct SparseRowsT {
     std::vector<std::int32_t> entry_row;   // nnz, the row of entry k
 
     EdgeId nnz() const { return static_cast<EdgeId>(value.size()); }
+    // Whether the column index is there (from_dense with_columns): Xᵀ·dY and dropout need it.
+    bool has_column_index() const {
+        return static_cast<Eigen::Index>(col_offsets.size()) == cols + 1 && static_cast<EdgeId>(entry_row.size()) == nnz() &&
+               static_cast<EdgeId>(col_entry.size()) == nnz();
+    }
     // Stored entries over rows · cols (0 for an empty matrix).
     double density() const;
     MatrixT<T> to_dense() const;

@@ -18,14 +18,12 @@ namespace gatkit {
 template <class T>
 class LayerInputT {
 public:
-    // x' = dropout(x, p) when drop.active (its key already drawn), else x. set_sparse keeps a
-    // pointer: x must outlive backward. Dropout on a sparse input needs its column index
-    // (SparseRowsT::from_dense with_columns; ShapeError otherwise).
-    void set_dense(const MatrixT<T>& x, const DropoutCache& drop, double p);
-    void set_sparse(const SparseRowsT<T>& x, const DropoutCache& drop, double p);
+    // x' = dropout(x, p) when drop.active (its key already drawn), else x, from the dense input x
+    // (copied) or the sparse one x_sparse (kept by pointer: it must outlive backward); exactly one
+    // is non-null. Dropout on a sparse input needs its column index (SparseRowsT::from_dense
+    // with_columns; ShapeError otherwise).
+    void set(const MatrixT<T>* x, const SparseRowsT<T>* x_sparse, const DropoutCache& drop, double p);
 
-    Eigen::Index rows() const { return sparse_ ? sparse_->rows : dense_.rows(); }
-    Eigen::Index cols() const { return sparse_ ? sparse_->cols : dense_.cols(); }
     bool is_sparse() const { return sparse_ != nullptr; }
     const DropoutCache& dropout() const { return drop_; }
 
